@@ -1,0 +1,76 @@
+import { DynamicModule, INestApplication, LoggerService, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { createValidationPipe, HttpErrorFilter, serviceTransport, TransportModule, TransportOptions } from '@gw/platform';
+import { API_GATEWAY_ENV, ApiGatewayEnv } from './api-gateway.env';
+import { GatewayAuthModule } from './auth/gateway-auth.module';
+import { GatewayBillingModule } from './billing/gateway-billing.module';
+import { GatewayEmbeddingsModule } from './embeddings/gateway-embeddings.module';
+import { GatewayFormatsModule } from './formats/gateway-formats.module';
+import { HealthController } from './health/health.controller';
+import { GatewayInferenceModule } from './inference/gateway-inference.module';
+import { GatewayMediaModule } from './media/gateway-media.module';
+import { GatewayStorageModule } from './storage/gateway-storage.module';
+import { GatewayTranscriptionsModule } from './transcriptions/gateway-transcriptions.module';
+
+export { ApiGatewayEnv } from './api-gateway.env';
+
+export interface ApiGatewayOptions {
+  env: ApiGatewayEnv;
+  transport: TransportOptions;
+}
+
+/** The HTTP edge: validation, authentication, mapping of messages and errors. No state, no database. */
+@Module({})
+export class ApiGatewayModule {
+  static register(options: ApiGatewayOptions): DynamicModule {
+    return {
+      module: ApiGatewayModule,
+      global: true,
+      imports: [
+        TransportModule.forRoot(options.transport),
+        GatewayAuthModule,
+        GatewayBillingModule,
+        GatewayInferenceModule,
+        GatewayEmbeddingsModule,
+        GatewayFormatsModule,
+        GatewayMediaModule,
+        GatewayStorageModule,
+        GatewayTranscriptionsModule,
+      ],
+      controllers: [HealthController],
+      providers: [{ provide: API_GATEWAY_ENV, useValue: options.env }],
+      exports: [API_GATEWAY_ENV],
+    };
+  }
+}
+
+/**
+ * Builds the gateway application (not yet listening): `/api` prefix, the strict validation pipe,
+ * the error envelope, Swagger at /api/docs, and a subscription (no queue group, so every replica
+ * gets it) to the broadcasts that invalidate cached credentials.
+ */
+export async function createApiGatewayApp(options: ApiGatewayOptions, logger: LoggerService): Promise<INestApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(ApiGatewayModule.register(options), { logger, bodyParser: false });
+  app.useBodyParser('json', { limit: '32mb' });
+  app.useBodyParser('urlencoded', { extended: false, limit: '1mb' });
+  app.setGlobalPrefix('api');
+  app.useGlobalPipes(createValidationPipe());
+  app.useGlobalFilters(new HttpErrorFilter());
+  app.enableShutdownHooks();
+  app.connectMicroservice(serviceTransport(options.transport, null), { inheritAppConfig: true });
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Model gateway')
+      .setDescription('One API in front of several upstream model providers. Costs are in roubles (RUB).')
+      .setVersion('1.0')
+      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'API key or console JWT' })
+      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN of the operator API' }, 'admin-token')
+      .build(),
+  );
+  SwaggerModule.setup('api/docs', app, document, { jsonDocumentUrl: 'api/docs-json' });
+  await app.startAllMicroservices();
+  return app;
+}

@@ -1,0 +1,335 @@
+import { INestApplication, INestMicroservice } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { BILLING_QUEUE, BillingEnv, BillingModule } from '@gw/app-billing';
+import {
+  ApiKeyPrincipal,
+  BillingEvents,
+  DomainError,
+  GenerationFinishedEvent,
+  Principal,
+  UserPrincipal,
+} from '@gw/contracts';
+import {
+  createValidationPipe,
+  HttpErrorFilter,
+  JetStreamDurableEvents,
+  startService,
+  TransportOptions,
+} from '@gw/platform';
+import { createTestDatabase, expectEventually, startTestNats, TestDatabase, TestNats } from '@gw/testing';
+import { randomUUID } from 'node:crypto';
+import { ApiGatewayEnv, ApiGatewayModule } from '../api-gateway.module';
+import { CredentialResolver } from '../security/credential-resolver';
+
+const ADMIN_TOKEN = 'admin-token-of-the-billing-routes-spec';
+const quiet = { log: () => undefined, error: () => undefined, warn: () => undefined };
+
+/** Authentication is not under test here: fixed tokens stand for a console user and an API key. */
+class FixedCredentials extends CredentialResolver {
+  constructor(private readonly principals: Record<string, Principal>) {
+    super();
+  }
+
+  async resolve(token: string): Promise<Principal> {
+    const principal = this.principals[token];
+    if (!principal) throw new DomainError('invalid_api_key', 'Invalid API key');
+    return principal;
+  }
+}
+
+interface Reply {
+  status: number;
+  body: any;
+}
+
+describe('gateway billing routes over HTTP, NATS and the billing service', () => {
+  let db: TestDatabase;
+  let nats: TestNats;
+  let billing: INestMicroservice;
+  let gateway: INestApplication;
+  let publisher: JetStreamDurableEvents;
+  let baseUrl: string;
+  const org = randomUUID();
+  const keyId = randomUUID();
+  const user: UserPrincipal = { kind: 'user', organizationId: org, userId: randomUUID(), role: 'admin' };
+  const apiKey: ApiKeyPrincipal = {
+    kind: 'api_key',
+    organizationId: org,
+    apiKeyId: keyId,
+    apiKeyName: 'prod',
+    apiKeyShort: 'abc123',
+    userId: null,
+  };
+
+  async function call(
+    method: string,
+    path: string,
+    token: string | null,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<Reply> {
+    const response = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers: {
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(body ? { 'content-type': 'application/json' } : {}),
+        ...headers,
+      },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    return { status: response.status, body: await response.json() };
+  }
+
+  beforeAll(async () => {
+    [db, nats] = await Promise.all([createTestDatabase('gateway_billing'), startTestNats()]);
+    const transport: TransportOptions = { kind: 'nats', servers: nats.url, rpcTimeoutMs: 5_000 };
+    const billingEnv = Object.assign(new BillingEnv(), { DATABASE_URL: db.url, NATS_URL: nats.url });
+    billing = await startService(
+      BillingModule.register({ env: billingEnv, transport }),
+      transport,
+      BILLING_QUEUE,
+      quiet,
+    );
+    const gatewayEnv = Object.assign(new ApiGatewayEnv(), {
+      NATS_URL: nats.url,
+      JWT_SECRET: 'billing-routes-spec-jwt-secret',
+      ADMIN_TOKEN,
+    });
+    const moduleRef = await Test.createTestingModule({
+      imports: [ApiGatewayModule.register({ env: gatewayEnv, transport })],
+    })
+      .overrideProvider(CredentialResolver)
+      .useValue(new FixedCredentials({ 'user-token': user, 'key-token': apiKey }))
+      .compile();
+    gateway = moduleRef.createNestApplication({ logger: quiet });
+    gateway.setGlobalPrefix('api');
+    gateway.useGlobalPipes(createValidationPipe());
+    gateway.useGlobalFilters(new HttpErrorFilter());
+    await gateway.listen(0, '127.0.0.1');
+    baseUrl = `http://127.0.0.1:${(gateway.getHttpServer().address() as { port: number }).port}/api`;
+    publisher = new JetStreamDurableEvents(nats.url);
+  });
+
+  afterAll(async () => {
+    await publisher?.onApplicationShutdown();
+    await gateway?.close();
+    await billing?.close();
+    await db?.drop();
+    await nats?.stop();
+  });
+
+  it('credits through the admin API with 200 and the new balance, once per Idempotency-Key', async () => {
+    const path = `/admin/organizations/${org}/credits`;
+    const first = await call(
+      'POST',
+      path,
+      ADMIN_TOKEN,
+      { amount: '100.00', reason: 'welcome' },
+      { 'Idempotency-Key': 'k-1' },
+    );
+    expect(first).toEqual({ status: 200, body: { amount: '100.00000000' } });
+    expect(await call('POST', path, ADMIN_TOKEN, { amount: '100.00' }, { 'Idempotency-Key': 'k-1' })).toEqual(
+      first,
+    );
+    expect(await call('POST', path, ADMIN_TOKEN, { amount: '0.5' })).toEqual({
+      status: 200,
+      body: { amount: '100.50000000' },
+    });
+  });
+
+  it('refuses a bad amount, an unknown field and a malformed organization id with 400 envelopes', async () => {
+    const bad = await call('POST', `/admin/organizations/${org}/credits`, ADMIN_TOKEN, { amount: '-1' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatchObject({
+      type: 'invalid_request_error',
+      code: 'invalid_request',
+      param: 'amount',
+    });
+    expect(
+      (await call('POST', `/admin/organizations/${org}/credits`, ADMIN_TOKEN, { amount: 100 })).status,
+    ).toBe(400);
+    expect(
+      (await call('POST', `/admin/organizations/${org}/credits`, ADMIN_TOKEN, { amount: '1', note: 'x' }))
+        .status,
+    ).toBe(400);
+    expect(
+      (await call('POST', '/admin/organizations/not-a-uuid/credits', ADMIN_TOKEN, { amount: '1' })).body.error
+        .param,
+    ).toBe('orgId');
+  });
+
+  it('answers 409 when an Idempotency-Key is reused for another amount', async () => {
+    const reply = await call(
+      'POST',
+      `/admin/organizations/${org}/credits`,
+      ADMIN_TOKEN,
+      { amount: '2' },
+      { 'Idempotency-Key': 'k-1' },
+    );
+    expect(reply.status).toBe(409);
+    expect(reply.body.error.code).toBe('conflict');
+  });
+
+  it('keeps the admin API to the admin token', async () => {
+    expect(
+      (await call('POST', `/admin/organizations/${org}/credits`, 'user-token', { amount: '1' })).status,
+    ).toBe(401);
+  });
+
+  it('answers the balance to a user and to an API key, and 401 without credentials', async () => {
+    expect(await call('GET', '/v1/balance', 'user-token')).toEqual({
+      status: 200,
+      body: { amount: '100.50000000' },
+    });
+    expect(await call('GET', '/v1/balance', 'key-token')).toEqual({
+      status: 200,
+      body: { amount: '100.50000000' },
+    });
+    expect((await call('GET', '/v1/balance', null)).status).toBe(401);
+  });
+
+  it('documents the routes in Swagger with examples and error envelopes', () => {
+    const document = SwaggerModule.createDocument(gateway, new DocumentBuilder().build());
+    const credits = document.paths['/api/admin/organizations/{orgId}/credits']?.post;
+    expect(Object.keys(credits?.responses ?? {})).toEqual(
+      expect.arrayContaining(['200', '400', '401', '409']),
+    );
+    const list = document.paths['/api/v1/history/generations']?.get;
+    expect(list?.parameters?.map((p) => ('name' in p ? p.name : ''))).toEqual(
+      expect.arrayContaining([
+        'page',
+        'limit',
+        'dateFrom',
+        'dateTo',
+        'requestType',
+        'status',
+        'apiKeyId',
+        'withoutApiKey',
+        'sortBy',
+        'sortOrder',
+      ]),
+    );
+    expect(document.paths['/api/v1/history/generations/{id}']?.get?.responses).toHaveProperty('404');
+    expect(document.paths['/api/v1/balance']?.get?.responses).toHaveProperty('200');
+    expect(JSON.stringify(document.components?.schemas?.['AddCreditsDto'])).toContain('100.00');
+  });
+
+  describe('history', () => {
+    const event = (overrides: Partial<GenerationFinishedEvent>): GenerationFinishedEvent => ({
+      generationId: `gen_${randomUUID()}`,
+      organizationId: org,
+      apiKeyId: keyId,
+      apiKeyName: 'prod',
+      apiKeyShort: 'abc123',
+      userId: null,
+      model: 'demo/chat',
+      modelDisplayName: 'Demo Chat',
+      requestType: 'chat',
+      apiType: 'chat_completions',
+      responseMode: 'stream',
+      status: 'completed',
+      finishReason: 'stop',
+      provider: 'Mock Alpha',
+      usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 },
+      cost: '0.25',
+      generationTimeMs: 300,
+      latencyMs: 40,
+      queueTimeMs: 0,
+      attemptsCount: 1,
+      isCancelled: false,
+      error: null,
+      createdAt: new Date().toISOString(),
+      completedAt: new Date().toISOString(),
+      ...overrides,
+    });
+    const withKey = event({ createdAt: '2026-11-20T10:00:00.000Z' });
+    const withoutKey = event({
+      apiKeyId: null,
+      apiKeyName: null,
+      apiKeyShort: null,
+      requestType: 'image',
+      cost: '1',
+      createdAt: '2026-11-21T10:00:00.000Z',
+    });
+
+    beforeAll(async () => {
+      await publisher.publish(BillingEvents.generationFinished, withKey, withKey.generationId);
+      await publisher.publish(BillingEvents.generationFinished, withoutKey, withoutKey.generationId);
+      await expectEventually(async () =>
+        expect((await call('GET', '/v1/history/generations', 'user-token')).body.meta.total).toBe(2),
+      );
+    });
+
+    it('lists with query strings turned into numbers and booleans', async () => {
+      const page = await call(
+        'GET',
+        '/v1/history/generations?page=1&limit=1&sortBy=clientCost&sortOrder=asc',
+        'user-token',
+      );
+      expect(page.status).toBe(200);
+      expect(page.body.meta).toEqual({ page: 1, limit: 1, total: 2, totalPages: 2 });
+      expect(page.body.items.map((i: { id: string }) => i.id)).toEqual([withKey.generationId]);
+      const withoutApiKey = await call('GET', '/v1/history/generations?withoutApiKey=true', 'user-token');
+      expect(withoutApiKey.body.items.map((i: { id: string }) => i.id)).toEqual([withoutKey.generationId]);
+      const all = await call(
+        'GET',
+        '/v1/history/generations?withoutApiKey=false&dateFrom=2026-11-20&dateTo=2026-11-21',
+        'user-token',
+      );
+      expect(all.body.meta.total).toBe(2);
+    });
+
+    it('refuses invalid query parameters with 400 naming the parameter', async () => {
+      for (const [query, param] of [
+        ['limit=0', 'limit'],
+        ['limit=101', 'limit'],
+        ['page=abc', 'page'],
+        ['status=cancelled', 'status'],
+        ['withoutApiKey=yes', 'withoutApiKey'],
+        ['dateFrom=yesterday', 'dateFrom'],
+        ['apiKeyId=123', 'apiKeyId'],
+        ['unknown=1', 'unknown'],
+      ]) {
+        const reply = await call('GET', `/v1/history/generations?${query}`, 'user-token');
+        expect({ query, status: reply.status, param: reply.body.error?.param }).toEqual({
+          query,
+          status: 400,
+          param,
+        });
+      }
+    });
+
+    it('scopes an API key to its own generations and answers 403 to the JWT-only filters', async () => {
+      const own = await call('GET', '/v1/history/generations', 'key-token');
+      expect(own.body.items.map((i: { id: string }) => i.id)).toEqual([withKey.generationId]);
+      const forbidden = await call('GET', `/v1/history/generations?apiKeyId=${keyId}`, 'key-token');
+      expect(forbidden.status).toBe(403);
+      expect(forbidden.body.error).toMatchObject({
+        type: 'permission_error',
+        code: 'forbidden',
+        param: 'apiKeyId',
+      });
+      expect((await call('GET', '/v1/history/generations?withoutApiKey=false', 'key-token')).status).toBe(
+        403,
+      );
+    });
+
+    it('answers the detail, and 404 for a generation the caller may not see', async () => {
+      const detail = await call('GET', `/v1/history/generations/${withKey.generationId}`, 'key-token');
+      expect(detail.status).toBe(200);
+      expect(detail.body).toMatchObject({
+        id: withKey.generationId,
+        clientCost: '0.25000000',
+        responseMode: 'stream',
+        isCancelled: false,
+      });
+      const hidden = await call('GET', `/v1/history/generations/${withoutKey.generationId}`, 'key-token');
+      expect(hidden.status).toBe(404);
+      expect(hidden.body.error.type).toBe('not_found_error');
+      expect(
+        (await call('GET', `/v1/history/generations/${withoutKey.generationId}`, 'user-token')).status,
+      ).toBe(200);
+    });
+  });
+});

@@ -1,0 +1,5 @@
+import { Module } from '@nestjs/common';
+import { EmbeddingsController } from './embeddings.controller';
+
+@Module({ controllers: [EmbeddingsController] })
+export class GatewayEmbeddingsModule {}

@@ -1,0 +1,5 @@
+import { Module } from '@nestjs/common';
+import { MediaController } from './media.controller';
+
+@Module({ controllers: [MediaController] })
+export class GatewayMediaModule {}

@@ -1,0 +1,36 @@
+import { applyDecorators, CanActivate, ExecutionContext, Inject, Injectable, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { DomainError } from '@gw/contracts';
+import { ErrorEnvelopeDto } from '@gw/dto';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Request } from 'express';
+import { API_GATEWAY_ENV, ApiGatewayEnv } from '../api-gateway.env';
+import { bearerToken } from './bearer-token';
+
+/** The operator API (DESIGN.md §4): `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time. */
+@Injectable()
+export class AdminTokenGuard implements CanActivate {
+  private readonly expected: Buffer;
+
+  constructor(@Inject(API_GATEWAY_ENV) env: ApiGatewayEnv) {
+    this.expected = digest(env.ADMIN_TOKEN);
+  }
+
+  canActivate(context: ExecutionContext): boolean {
+    const token = bearerToken(context.switchToHttp().getRequest<Request>().headers.authorization);
+    if (!timingSafeEqual(digest(token), this.expected)) throw new DomainError('unauthorized', 'Invalid admin token');
+    return true;
+  }
+}
+
+export function AdminOnly() {
+  return applyDecorators(
+    UseGuards(AdminTokenGuard),
+    ApiBearerAuth('admin-token'),
+    ApiUnauthorizedResponse({ description: 'Missing or invalid admin token', type: ErrorEnvelopeDto }),
+  );
+}
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value).digest();
+}

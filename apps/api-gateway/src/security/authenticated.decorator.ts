@@ -1,0 +1,24 @@
+import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiForbiddenResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import type { Principal } from '@gw/contracts';
+import { ErrorEnvelopeDto } from '@gw/dto';
+import { CredentialGuard } from './credential.guard';
+
+export type CredentialKind = Principal['kind'];
+export const ACCEPTED_CREDENTIALS = 'gateway:accepted-credentials';
+
+/** Requires `Authorization: Bearer <API key or JWT>`; `kinds` narrows which of the two a route accepts. */
+export function Authenticated(...kinds: CredentialKind[]) {
+  const accepted: CredentialKind[] = kinds.length > 0 ? kinds : ['api_key', 'user'];
+  return applyDecorators(
+    SetMetadata(ACCEPTED_CREDENTIALS, accepted),
+    UseGuards(CredentialGuard),
+    ApiBearerAuth(),
+    ApiUnauthorizedResponse({ description: 'Missing or invalid credentials', type: ErrorEnvelopeDto }),
+    ApiForbiddenResponse({ description: 'Credential kind not allowed on this route', type: ErrorEnvelopeDto }),
+  );
+}
+
+export const CurrentPrincipal = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): Principal => context.switchToHttp().getRequest<{ principal: Principal }>().principal,
+);

@@ -1,0 +1,80 @@
+import { Body, Controller, HttpCode, Post, Res, UploadedFile, UseInterceptors } from '@nestjs/common';
+import { FileInterceptor } from '@nestjs/platform-express';
+import {
+  ApiBody,
+  ApiConsumes,
+  ApiExtraModels,
+  ApiOkResponse,
+  ApiOperation,
+  ApiPayloadTooLargeResponse,
+  ApiTags,
+  getSchemaPath,
+} from '@nestjs/swagger';
+import { Principal, TranscriptionContracts } from '@gw/contracts';
+import { ErrorEnvelopeDto, MAX_AUDIO_BYTES, TranscriptionJsonRequestDto, TranscriptionParamsDto } from '@gw/dto';
+import { RpcClient } from '@gw/platform';
+import type { Response } from 'express';
+import { randomUUID } from 'node:crypto';
+import { Authenticated, CurrentPrincipal } from '../security/authenticated.decorator';
+import { TranscriptionInputService, UploadedAudio } from './transcription-input.service';
+import { ApiPaidGenerationErrors } from '../docs/paid-generation-errors.decorator';
+
+/** Long audio takes a provider minutes; the NATS call must outlast the service's own upstream timeout. */
+const TRANSCRIPTION_RPC_TIMEOUT_MS = 600_000;
+/** known_speaker_references travel as data URL fields, so a field may be larger than multer's 1 MB default. */
+const MAX_FIELD_BYTES = 8 * 1024 * 1024;
+
+@ApiTags('audio')
+@ApiExtraModels(TranscriptionJsonRequestDto, TranscriptionParamsDto)
+@Controller()
+export class TranscriptionsController {
+  constructor(
+    private readonly rpc: RpcClient,
+    private readonly input: TranscriptionInputService,
+  ) {}
+
+  @Post('v1/audio/transcriptions')
+  @HttpCode(200)
+  @Authenticated()
+  // The guard runs before this interceptor, so nothing is uploaded without credentials.
+  @UseInterceptors(FileInterceptor('file', { limits: { fileSize: MAX_AUDIO_BYTES, fieldSize: MAX_FIELD_BYTES, files: 1 } }))
+  @ApiOperation({
+    summary: 'Transcribe audio',
+    description:
+      'multipart/form-data with the audio as `file` (array fields as `name[0]`), or JSON with `file` a base64 data URL or an http(s) URL. MP3, WAV, M4A, FLAC, OGG, WebM by content; at most 25 MB. json, verbose_json and diarized_json answer a Transcription result; text, srt and vtt answer text/plain, application/x-subrip and text/vtt.',
+  })
+  @ApiConsumes('multipart/form-data', 'application/json')
+  @ApiBody({
+    schema: {
+      oneOf: [
+        { allOf: [{ $ref: getSchemaPath(TranscriptionParamsDto) }, { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary' } } }] },
+        { $ref: getSchemaPath(TranscriptionJsonRequestDto) },
+      ],
+    },
+  })
+  @ApiOkResponse({
+    description: 'The transcription in the requested response_format',
+    content: {
+      'application/json': { schema: { type: 'object', properties: { text: { type: 'string' }, usage: { type: 'object' } } } },
+      'text/plain': { schema: { type: 'string' } },
+      'application/x-subrip': { schema: { type: 'string' } },
+      'text/vtt': { schema: { type: 'string' } },
+    },
+  })
+  @ApiPaidGenerationErrors('Invalid field, unsupported audio or a refused file URL')
+  @ApiPayloadTooLargeResponse({ description: 'The audio is larger than 25 MB', type: ErrorEnvelopeDto })
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @Body() fields: Record<string, unknown>,
+    @UploadedFile() upload: UploadedAudio | undefined,
+    @Res() response: Response,
+  ): Promise<void> {
+    const request = await this.input.build(principal, fields, upload, `gen-${randomUUID()}`);
+    const reply = await this.rpc.request(TranscriptionContracts.transcribe, request, { timeoutMs: TRANSCRIPTION_RPC_TIMEOUT_MS });
+    if (reply.contentType === 'application/json') {
+      response.status(200).json(reply.result);
+      return;
+    }
+    response.status(200).type(`${reply.contentType}; charset=utf-8`).send(reply.body);
+  }
+}

@@ -1,0 +1,44 @@
+import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import type { SpendingLimit } from '@gw/contracts';
+
+@Entity({ name: 'api_keys', schema: 'auth' })
+export class ApiKeyEntity {
+  @PrimaryGeneratedColumn('uuid')
+  id!: string;
+
+  @Column('uuid', { name: 'organization_id' })
+  organizationId!: string;
+
+  @Column('uuid', { name: 'user_id', nullable: true })
+  userId!: string | null;
+
+  @Column('text')
+  name!: string;
+
+  /** SHA-256 hex of the key; the key itself is never stored. */
+  @Column('char', { name: 'key_hash', length: 64 })
+  keyHash!: string;
+
+  @Column('text')
+  short!: string;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+
+  @Column('timestamptz', { name: 'last_used_at', nullable: true })
+  lastUsedAt!: Date | null;
+
+  @Column('timestamptz', { name: 'revoked_at', nullable: true })
+  revokedAt!: Date | null;
+
+  /** app and scopes belong to OAuth-issued keys; ordinary keys leave them null. */
+  @Column('text', { nullable: true })
+  app!: string | null;
+
+  @Column('text', { array: true, nullable: true })
+  scopes!: string[] | null;
+
+  /** A copy of what billing enforces (billing answers it when they are set), kept so the console list can show it. */
+  @Column('jsonb', { name: 'spending_limits', default: () => "'[]'" })
+  spendingLimits!: SpendingLimit[];
+}

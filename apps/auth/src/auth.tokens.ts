@@ -1,0 +1,1 @@
+export const AUTH_ENV = Symbol('AUTH_ENV');

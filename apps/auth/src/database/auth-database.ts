@@ -1,0 +1,21 @@
+import { ServiceDatabaseOptions } from '@gw/platform';
+import { ApiKeyEntity } from '../api-keys/api-key.entity';
+import { MembershipEntity } from '../organizations/membership.entity';
+import { OrganizationEntity } from '../organizations/organization.entity';
+import { UserEntity } from '../users/user.entity';
+import { CreateAuthTables1763900000000 } from './migrations/1763900000000-create-auth-tables';
+import { ApiKeySpendingLimits1764100000000 } from './migrations/1764100000000-api-key-spending-limits';
+
+export const AUTH_SCHEMA = 'auth';
+
+export const AUTH_ENTITIES = [UserEntity, OrganizationEntity, MembershipEntity, ApiKeyEntity];
+
+/** Migrations are listed, not globbed: globs do not survive bundling. Append only. */
+export function authDatabase(url: string): ServiceDatabaseOptions {
+  return {
+    url,
+    schema: AUTH_SCHEMA,
+    entities: AUTH_ENTITIES,
+    migrations: [CreateAuthTables1763900000000, ApiKeySpendingLimits1764100000000],
+  };
+}

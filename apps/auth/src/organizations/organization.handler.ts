@@ -1,0 +1,21 @@
+import { Controller } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { AuthContracts, Membership, Organization } from '@gw/contracts';
+import { CreateOrganizationDto } from '@gw/dto';
+import { SetMembershipMessage } from './organization.messages';
+import { OrganizationService } from './organization.service';
+
+@Controller()
+export class OrganizationHandler {
+  constructor(private readonly organizations: OrganizationService) {}
+
+  @MessagePattern(AuthContracts.adminCreateOrganization.subject)
+  create(@Payload() request: CreateOrganizationDto): Promise<Organization> {
+    return this.organizations.create(request);
+  }
+
+  @MessagePattern(AuthContracts.adminSetMembership.subject)
+  setMembership(@Payload() request: SetMembershipMessage): Promise<Membership> {
+    return this.organizations.setMembership(request);
+  }
+}

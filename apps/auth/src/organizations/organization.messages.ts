@@ -1,0 +1,12 @@
+import type { SetMembershipRequest } from '@gw/contracts';
+import { SetMembershipDto } from '@gw/dto';
+import { IsUUID } from 'class-validator';
+
+/** The HTTP body plus the path parameters, validated again at the service boundary. */
+export class SetMembershipMessage extends SetMembershipDto implements SetMembershipRequest {
+  @IsUUID()
+  organizationId!: string;
+
+  @IsUUID()
+  userId!: string;
+}

@@ -1,0 +1,42 @@
+import { Injectable } from '@nestjs/common';
+import {
+  CreateOrganizationRequest,
+  DomainError,
+  Membership,
+  Organization,
+  SetMembershipRequest,
+} from '@gw/contracts';
+import { UserRepository } from '../users/user.repository';
+import { OrganizationRepository } from './organization.repository';
+
+@Injectable()
+export class OrganizationService {
+  constructor(
+    private readonly organizations: OrganizationRepository,
+    private readonly users: UserRepository,
+  ) {}
+
+  async create(request: CreateOrganizationRequest): Promise<Organization> {
+    const organization = await this.organizations.insert(request.name);
+    return { id: organization.id, name: organization.name };
+  }
+
+  async setMembership(request: SetMembershipRequest): Promise<Membership> {
+    await this.requireOrganization(request.organizationId);
+    if (!(await this.users.findById(request.userId))) {
+      throw new DomainError('not_found', `User ${request.userId} not found`, 'userId');
+    }
+    const membership = await this.organizations.upsertMembership(
+      request.organizationId,
+      request.userId,
+      request.role,
+    );
+    return { organizationId: membership.organizationId, userId: membership.userId, role: membership.role };
+  }
+
+  async requireOrganization(organizationId: string): Promise<void> {
+    if (!(await this.organizations.exists(organizationId))) {
+      throw new DomainError('not_found', `Organization ${organizationId} not found`, 'orgId');
+    }
+  }
+}

@@ -1,0 +1,510 @@
+import { Controller, INestMicroservice, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { EventPattern, MessagePattern, MicroserviceOptions, Payload, RpcException } from '@nestjs/microservices';
+import { Test } from '@nestjs/testing';
+import {
+  apiKeyHash,
+  ApiKeyRevokedEvent,
+  AuthContracts,
+  AuthEvents,
+  BillingContracts,
+  KeyLimits,
+  SetKeyLimitsRequest,
+  UserPrincipal,
+} from '@gw/contracts';
+import { RpcClient, serviceTransport, startService, TransportModule, TransportOptions } from '@gw/platform';
+import { createTestDatabase, expectEventually, startTestNats, TestDatabase, TestNats } from '@gw/testing';
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { AUTH_QUEUE, AuthEnv, AuthModule } from '../src/auth.module';
+
+const JWT_SECRET = 'auth-int-spec-secret-0123456789';
+const silent = { log: () => undefined, error: () => undefined, warn: () => undefined };
+
+const revocations: ApiKeyRevokedEvent[] = [];
+
+@Controller()
+class RevocationListener {
+  @EventPattern<string>(AuthEvents.apiKeyRevoked.subject)
+  revoked(@Payload() event: ApiKeyRevokedEvent): void {
+    revocations.push(event);
+  }
+}
+
+const limitRequests: SetKeyLimitsRequest[] = [];
+
+/** Stands in for billing: records what auth forwards and refuses an amount of 13, so a failure path can be seen. */
+@Controller()
+class BillingLimitsStub {
+  @MessagePattern(BillingContracts.setKeyLimits.subject)
+  set(@Payload() request: SetKeyLimitsRequest): KeyLimits {
+    limitRequests.push(request);
+    if (request.limits.some((l) => l.amount === '13')) {
+      // This bare listener has no RpcErrorFilter, so the error goes out already in the transport's shape.
+      throw new RpcException({ status: 400, code: 'invalid_request', message: 'unlucky amount', param: 'limits[0].amount' });
+    }
+    return {
+      apiKeyId: request.apiKeyId,
+      limits: request.limits.map((l) => ({ period: l.period, amount: Number(l.amount).toFixed(8) })),
+    };
+  }
+}
+
+@Module({ controllers: [RevocationListener, BillingLimitsStub] })
+class ListenerModule {}
+
+function decodeJwt(token: string): Record<string, unknown> {
+  const [header, payload] = token
+    .split('.')
+    .slice(0, 2)
+    .map((part) => JSON.parse(Buffer.from(part, 'base64url').toString('utf8')));
+  return { ...payload, alg: header.alg };
+}
+
+describe('auth service over NATS and Postgres', () => {
+  let db: TestDatabase;
+  let nats: TestNats;
+  let service: INestMicroservice;
+  let listener: INestMicroservice;
+  let client: RpcClient;
+  let closeClient: () => Promise<void>;
+  let sql: DataSource;
+
+  beforeAll(async () => {
+    [db, nats] = await Promise.all([createTestDatabase('auth'), startTestNats()]);
+    const env = Object.assign(new AuthEnv(), { DATABASE_URL: db.url, JWT_SECRET, JWT_TTL_SECONDS: 900 });
+    const transport: TransportOptions = { kind: 'nats', servers: nats.url, rpcTimeoutMs: 5_000 };
+    service = await startService(AuthModule.register({ env, transport }), transport, AUTH_QUEUE, silent);
+    listener = await NestFactory.createMicroservice<MicroserviceOptions>(ListenerModule, {
+      ...serviceTransport(transport, null),
+      logger: false,
+    });
+    await listener.listen();
+    const moduleRef = await Test.createTestingModule({
+      imports: [TransportModule.forRoot(transport)],
+    }).compile();
+    await moduleRef.init();
+    client = moduleRef.get(RpcClient);
+    closeClient = () => moduleRef.close();
+    sql = new DataSource({ type: 'postgres', url: db.url });
+    await sql.initialize();
+  });
+
+  afterAll(async () => {
+    await sql?.destroy();
+    await closeClient?.();
+    await listener?.close();
+    await service?.close();
+    await db?.drop();
+    await nats?.stop();
+  });
+
+  async function organizationWithMembers() {
+    const organization = await client.request(AuthContracts.adminCreateOrganization, { name: 'Acme' });
+    const admin = await client.request(AuthContracts.adminCreateUser, {
+      email: `admin-${randomUUID()}@example.com`,
+      password: 'admin password',
+      name: 'Admin',
+    });
+    const member = await client.request(AuthContracts.adminCreateUser, {
+      email: `member-${randomUUID()}@example.com`,
+      password: 'member password',
+      name: 'Member',
+    });
+    await client.request(AuthContracts.adminSetMembership, {
+      organizationId: organization.id,
+      userId: admin.id,
+      role: 'admin',
+    });
+    await client.request(AuthContracts.adminSetMembership, {
+      organizationId: organization.id,
+      userId: member.id,
+      role: 'member',
+    });
+    const adminPrincipal: UserPrincipal = {
+      kind: 'user',
+      organizationId: organization.id,
+      userId: admin.id,
+      role: 'admin',
+    };
+    const memberPrincipal: UserPrincipal = {
+      kind: 'user',
+      organizationId: organization.id,
+      userId: member.id,
+      role: 'member',
+    };
+    return { organization, admin, member, adminPrincipal, memberPrincipal };
+  }
+
+  it('runs its migrations into its own schema', async () => {
+    const tables = await sql.query(
+      `SELECT table_name FROM information_schema.tables WHERE table_schema = 'auth' ORDER BY 1`,
+    );
+    expect(tables.map((t: { table_name: string }) => t.table_name)).toEqual([
+      'api_keys',
+      'memberships',
+      'migrations',
+      'organizations',
+      'users',
+    ]);
+  });
+
+  it('creates users with a scrypt hash and refuses a duplicate email whatever its case', async () => {
+    const email = `Grace-${randomUUID()}@Example.com`;
+    const user = await client.request(AuthContracts.adminCreateUser, {
+      email,
+      password: 'a long password',
+      name: 'Grace',
+    });
+    expect(user).toEqual({ id: expect.any(String), email, name: 'Grace' });
+    const [row] = await sql.query(`SELECT password_hash FROM auth.users WHERE id = $1`, [user.id]);
+    expect(row.password_hash).toMatch(/^scrypt\$/);
+    await expect(
+      client.request(AuthContracts.adminCreateUser, {
+        email: email.toUpperCase(),
+        password: 'another password',
+        name: 'Copy',
+      }),
+    ).rejects.toMatchObject({ code: 'conflict', status: 409, param: 'email' });
+  });
+
+  it('validates admin payloads', async () => {
+    await expect(
+      client.request(AuthContracts.adminCreateUser, {
+        email: 'not-an-email',
+        password: 'a long password',
+        name: 'X',
+      }),
+    ).rejects.toMatchObject({ code: 'invalid_request', param: 'email' });
+    await expect(
+      client.request(AuthContracts.adminCreateUser, {
+        email: 'short@example.com',
+        password: 'short',
+        name: 'X',
+      }),
+    ).rejects.toMatchObject({ code: 'invalid_request', param: 'password' });
+    const { organization, admin } = await organizationWithMembers();
+    await expect(
+      client.request(AuthContracts.adminSetMembership, {
+        organizationId: organization.id,
+        userId: admin.id,
+        role: 'owner' as 'admin',
+      }),
+    ).rejects.toMatchObject({ code: 'invalid_request', param: 'role' });
+  });
+
+  it('answers not_found for an unknown organization or user in admin calls', async () => {
+    const { organization, admin } = await organizationWithMembers();
+    await expect(
+      client.request(AuthContracts.adminSetMembership, {
+        organizationId: randomUUID(),
+        userId: admin.id,
+        role: 'member',
+      }),
+    ).rejects.toMatchObject({ code: 'not_found', status: 404 });
+    await expect(
+      client.request(AuthContracts.adminSetMembership, {
+        organizationId: organization.id,
+        userId: randomUUID(),
+        role: 'member',
+      }),
+    ).rejects.toMatchObject({ code: 'not_found', param: 'userId' });
+    await expect(
+      client.request(AuthContracts.adminCreateApiKey, { organizationId: randomUUID(), name: 'k' }),
+    ).rejects.toMatchObject({
+      code: 'not_found',
+    });
+    await expect(
+      client.request(AuthContracts.adminCreateApiKey, {
+        organizationId: organization.id,
+        name: 'k',
+        userId: randomUUID(),
+      }),
+    ).rejects.toMatchObject({ code: 'not_found', param: 'userId' });
+  });
+
+  it('changes a role by setting the membership again', async () => {
+    const { organization, member } = await organizationWithMembers();
+    const changed = await client.request(AuthContracts.adminSetMembership, {
+      organizationId: organization.id,
+      userId: member.id,
+      role: 'admin',
+    });
+    expect(changed).toEqual({ organizationId: organization.id, userId: member.id, role: 'admin' });
+    const rows = await sql.query(
+      `SELECT role FROM auth.memberships WHERE organization_id = $1 AND user_id = $2`,
+      [organization.id, member.id],
+    );
+    expect(rows).toEqual([{ role: 'admin' }]);
+  });
+
+  it('creates a key that is stored only as its hash and resolves to its principal', async () => {
+    const { organization, member } = await organizationWithMembers();
+    const created = await client.request(AuthContracts.adminCreateApiKey, {
+      organizationId: organization.id,
+      name: 'backend',
+      userId: member.id,
+    });
+    expect(created).toEqual({
+      id: expect.any(String),
+      key: expect.stringMatching(/^sk-gw-[0-9A-Za-z]{43}$/),
+      name: 'backend',
+      short: created.key.slice(-6),
+    });
+    const [row] = await sql.query(`SELECT * FROM auth.api_keys WHERE id = $1`, [created.id]);
+    expect(row.key_hash).toBe(apiKeyHash(created.key));
+    expect(JSON.stringify(row)).not.toContain(created.key);
+
+    const principal = await client.request(AuthContracts.resolveApiKey, { keyHash: apiKeyHash(created.key) });
+    expect(principal).toEqual({
+      kind: 'api_key',
+      organizationId: organization.id,
+      apiKeyId: created.id,
+      apiKeyName: 'backend',
+      apiKeyShort: created.short,
+      userId: member.id,
+    });
+    await expect(
+      client.request(AuthContracts.resolveApiKey, { keyHash: apiKeyHash('sk-gw-unknown') }),
+    ).rejects.toMatchObject({
+      code: 'invalid_api_key',
+      status: 401,
+      message: 'Invalid API key',
+    });
+  });
+
+  it('records last use at most once a minute per key', async () => {
+    const { organization } = await organizationWithMembers();
+    const created = await client.request(AuthContracts.adminCreateApiKey, {
+      organizationId: organization.id,
+      name: 'touched',
+    });
+    const keyHash = apiKeyHash(created.key);
+    await client.request(AuthContracts.resolveApiKey, { keyHash });
+    const [first] = await sql.query(`SELECT last_used_at FROM auth.api_keys WHERE id = $1`, [created.id]);
+    expect(first.last_used_at).toBeInstanceOf(Date);
+    await client.request(AuthContracts.resolveApiKey, { keyHash });
+    const [second] = await sql.query(`SELECT last_used_at FROM auth.api_keys WHERE id = $1`, [created.id]);
+    expect(second.last_used_at).toEqual(first.last_used_at);
+
+    await sql.query(`UPDATE auth.api_keys SET last_used_at = now() - interval '61 seconds' WHERE id = $1`, [
+      created.id,
+    ]);
+    await client.request(AuthContracts.resolveApiKey, { keyHash });
+    const [third] = await sql.query(`SELECT last_used_at FROM auth.api_keys WHERE id = $1`, [created.id]);
+    expect(Date.now() - third.last_used_at.getTime()).toBeLessThan(30_000);
+  });
+
+  it('lets members list keys, lets only admins create and revoke them, and broadcasts the revocation', async () => {
+    const { adminPrincipal, memberPrincipal, admin } = await organizationWithMembers();
+    const created = await client.request(AuthContracts.consoleCreateApiKey, {
+      principal: adminPrincipal,
+      name: 'console key',
+    });
+    expect(created.key).toMatch(/^sk-gw-/);
+
+    const listed = await client.request(AuthContracts.consoleListApiKeys, { principal: memberPrincipal });
+    expect(listed.data).toEqual([
+      {
+        id: created.id,
+        name: 'console key',
+        short: created.short,
+        createdAt: expect.any(String),
+        lastUsedAt: null,
+        userId: admin.id,
+      },
+    ]);
+
+    await expect(
+      client.request(AuthContracts.consoleCreateApiKey, { principal: memberPrincipal, name: 'nope' }),
+    ).rejects.toMatchObject({
+      code: 'forbidden',
+      status: 403,
+    });
+    await expect(
+      client.request(AuthContracts.consoleRevokeApiKey, { principal: memberPrincipal, id: created.id }),
+    ).rejects.toMatchObject({ code: 'forbidden' });
+
+    const keyHash = apiKeyHash(created.key);
+    await client.request(AuthContracts.resolveApiKey, { keyHash });
+    await expect(
+      client.request(AuthContracts.consoleRevokeApiKey, { principal: adminPrincipal, id: created.id }),
+    ).resolves.toEqual({
+      success: true,
+    });
+    await expectEventually(() => expect(revocations).toContainEqual({ apiKeyId: created.id, keyHash }));
+    await expect(client.request(AuthContracts.resolveApiKey, { keyHash })).rejects.toMatchObject({
+      code: 'invalid_api_key',
+    });
+    expect(
+      (await client.request(AuthContracts.consoleListApiKeys, { principal: adminPrincipal })).data,
+    ).toEqual([]);
+    await expect(
+      client.request(AuthContracts.consoleRevokeApiKey, { principal: adminPrincipal, id: created.id }),
+    ).rejects.toMatchObject({
+      code: 'not_found',
+    });
+  });
+
+  it("answers not_found for another organization's key and never lists it", async () => {
+    const first = await organizationWithMembers();
+    const second = await organizationWithMembers();
+    const foreign = await client.request(AuthContracts.consoleCreateApiKey, {
+      principal: second.adminPrincipal,
+      name: 'theirs',
+    });
+    await expect(
+      client.request(AuthContracts.consoleRevokeApiKey, { principal: first.adminPrincipal, id: foreign.id }),
+    ).rejects.toMatchObject({ code: 'not_found', status: 404 });
+    expect(
+      (await client.request(AuthContracts.consoleListApiKeys, { principal: first.adminPrincipal })).data,
+    ).toEqual([]);
+    await expect(
+      client.request(AuthContracts.resolveApiKey, { keyHash: apiKeyHash(foreign.key) }),
+    ).resolves.toMatchObject({
+      apiKeyId: foreign.id,
+    });
+  });
+
+  it('sets spending limits through billing for admins only, keeps them on the key and lists them', async () => {
+    const { adminPrincipal, memberPrincipal, organization } = await organizationWithMembers();
+    const created = await client.request(AuthContracts.consoleCreateApiKey, {
+      principal: adminPrincipal,
+      name: 'limited',
+      limits: [{ period: 'month', amount: '100' }],
+    });
+    expect(limitRequests.at(-1)).toEqual({
+      organizationId: organization.id,
+      apiKeyId: created.id,
+      limits: [{ period: 'month', amount: '100' }],
+    });
+    const limits = [
+      { period: 'week' as const, amount: '20' },
+      { period: 'day' as const, amount: '5.5' },
+    ];
+    await expect(
+      client.request(AuthContracts.consoleSetApiKeyLimits, { principal: memberPrincipal, id: created.id, limits }),
+    ).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(
+      client.request(AuthContracts.consoleSetApiKeyLimits, { principal: adminPrincipal, id: created.id, limits }),
+    ).resolves.toEqual({
+      apiKeyId: created.id,
+      limits: [
+        { period: 'week', amount: '20.00000000' },
+        { period: 'day', amount: '5.50000000' },
+      ],
+    });
+    const [listed] = (await client.request(AuthContracts.consoleListApiKeys, { principal: memberPrincipal })).data;
+    expect(listed).toMatchObject({
+      limit: { period: 'day', amount: '5.50000000' },
+      limits: [
+        { period: 'week', amount: '20.00000000' },
+        { period: 'day', amount: '5.50000000' },
+      ],
+    });
+    await expect(
+      client.request(AuthContracts.adminSetApiKeyLimits, { organizationId: organization.id, id: created.id, limits: [] }),
+    ).resolves.toEqual({ apiKeyId: created.id, limits: [] });
+    const [cleared] = (await client.request(AuthContracts.consoleListApiKeys, { principal: adminPrincipal })).data;
+    expect(cleared).not.toHaveProperty('limit');
+    expect(cleared).not.toHaveProperty('limits');
+  });
+
+  it("refuses limits for another organization's key, malformed limits, and deletes a new key billing refused", async () => {
+    const first = await organizationWithMembers();
+    const second = await organizationWithMembers();
+    const foreign = await client.request(AuthContracts.adminCreateApiKey, { organizationId: second.organization.id, name: 'x' });
+    const calls = limitRequests.length;
+    await expect(
+      client.request(AuthContracts.consoleSetApiKeyLimits, { principal: first.adminPrincipal, id: foreign.id, limits: [] }),
+    ).rejects.toMatchObject({ code: 'not_found', status: 404 });
+    await expect(
+      client.request(AuthContracts.adminSetApiKeyLimits, {
+        organizationId: first.organization.id,
+        id: foreign.id,
+        limits: [],
+      }),
+    ).rejects.toMatchObject({ code: 'not_found' });
+    await expect(
+      client.request(AuthContracts.adminSetApiKeyLimits, {
+        organizationId: second.organization.id,
+        id: foreign.id,
+        limits: [{ period: 'year' as never, amount: '1' }],
+      }),
+    ).rejects.toMatchObject({ code: 'invalid_request', param: 'limits[0].period' });
+    expect(limitRequests).toHaveLength(calls);
+    await expect(
+      client.request(AuthContracts.adminCreateApiKey, {
+        organizationId: first.organization.id,
+        name: 'refused',
+        limits: [{ period: 'day', amount: '13' }],
+      }),
+    ).rejects.toMatchObject({ code: 'invalid_request', param: 'limits[0].amount' });
+    expect((await client.request(AuthContracts.consoleListApiKeys, { principal: first.adminPrincipal })).data).toEqual([]);
+  });
+
+  it('checks the role in the database, not the one the token claims', async () => {
+    const { memberPrincipal } = await organizationWithMembers();
+    await expect(
+      client.request(AuthContracts.consoleCreateApiKey, {
+        principal: { ...memberPrincipal, role: 'admin' },
+        name: 'forged',
+      }),
+    ).rejects.toMatchObject({ code: 'forbidden' });
+  });
+
+  it('logs in with a HS256 JWT carrying user, organization and role', async () => {
+    const { organization, member } = await organizationWithMembers();
+    const other = await client.request(AuthContracts.adminCreateOrganization, { name: 'Other' });
+    await client.request(AuthContracts.adminSetMembership, {
+      organizationId: other.id,
+      userId: member.id,
+      role: 'admin',
+    });
+
+    const token = await client.request(AuthContracts.login, {
+      email: member.email.toUpperCase(),
+      password: 'member password',
+    });
+    expect(token).toEqual({ access_token: expect.any(String), token_type: 'Bearer', expires_in: 900 });
+    const claims = decodeJwt(token.access_token);
+    expect(claims).toMatchObject({ alg: 'HS256', sub: member.id, org: organization.id, role: 'member' });
+    expect((claims.exp as number) - (claims.iat as number)).toBe(900);
+
+    const chosen = await client.request(AuthContracts.login, {
+      email: member.email,
+      password: 'member password',
+      organizationId: other.id,
+    });
+    expect(decodeJwt(chosen.access_token)).toMatchObject({ sub: member.id, org: other.id, role: 'admin' });
+  });
+
+  it('refuses a wrong password, an unknown email and an organization the user is not in', async () => {
+    const { member } = await organizationWithMembers();
+    const invalid = { code: 'unauthorized', status: 401, message: 'Invalid email or password' };
+    await expect(
+      client.request(AuthContracts.login, { email: member.email, password: 'wrong password' }),
+    ).rejects.toMatchObject(invalid);
+    await expect(
+      client.request(AuthContracts.login, { email: 'nobody@example.com', password: 'member password' }),
+    ).rejects.toMatchObject(invalid);
+    await expect(
+      client.request(AuthContracts.login, {
+        email: member.email,
+        password: 'member password',
+        organizationId: randomUUID(),
+      }),
+    ).rejects.toMatchObject({ code: 'forbidden', status: 403 });
+
+    const loner = await client.request(AuthContracts.adminCreateUser, {
+      email: `loner-${randomUUID()}@example.com`,
+      password: 'loner password',
+      name: 'Loner',
+    });
+    await expect(
+      client.request(AuthContracts.login, { email: loner.email, password: 'loner password' }),
+    ).rejects.toMatchObject({
+      code: 'forbidden',
+    });
+  });
+});

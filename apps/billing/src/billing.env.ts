@@ -1,0 +1,12 @@
+import { IsInt, Max, Min } from 'class-validator';
+import { ServiceEnv } from '@gw/platform';
+
+export class BillingEnv extends ServiceEnv {
+  /** A hold that no generation-finished event settles is released after this long (a crashed caller must not lock money forever). */
+  @IsInt()
+  @Min(100)
+  @Max(7 * 24 * 3_600_000)
+  RESERVATION_TTL_MS: number = 900_000;
+}
+
+export const BILLING_ENV = Symbol('BILLING_ENV');

@@ -1,0 +1,28 @@
+import { ServiceDatabaseOptions } from '@gw/platform';
+import { GenerationEntity, ModelNameEntity } from '../history/generation.entity';
+import { AccountEntity } from '../ledger/account.entity';
+import { LedgerEntryEntity } from '../ledger/ledger-entry.entity';
+import { ReservationEntity } from '../ledger/reservation.entity';
+import { SpendingCounterEntity, SpendingLimitEntity } from '../limits/spending-limit.entity';
+import { CreateBillingTables1763840000000 } from './migrations/1763840000000-create-billing-tables';
+import { SpendingLimitsAndHistoryIndexes1764100000000 } from './migrations/1764100000000-spending-limits-and-history-indexes';
+
+export const BILLING_SCHEMA = 'billing';
+
+/** Migrations are listed, not globbed: globs do not survive bundling. Append only. */
+export function billingDatabase(url: string): ServiceDatabaseOptions {
+  return {
+    url,
+    schema: BILLING_SCHEMA,
+    entities: [
+      AccountEntity,
+      LedgerEntryEntity,
+      ReservationEntity,
+      GenerationEntity,
+      ModelNameEntity,
+      SpendingLimitEntity,
+      SpendingCounterEntity,
+    ],
+    migrations: [CreateBillingTables1763840000000, SpendingLimitsAndHistoryIndexes1764100000000],
+  };
+}

@@ -1,0 +1,90 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import { DataSource, Repository } from 'typeorm';
+import type { GenerationRequestType, HistoryListStatus, TokenUsage } from '@gw/contracts';
+import { GenerationEntity } from './generation.entity';
+import { HistoryFilter } from './history-filter';
+
+/** The columns a list item needs, and nothing else: a page reads 20 narrow rows, not whole generations. */
+export interface HistoryListRow {
+  id: string;
+  model: string;
+  modelDisplayName: string;
+  requestType: GenerationRequestType;
+  provider: string | null;
+  listStatus: HistoryListStatus;
+  clientCost: string;
+  usage: TokenUsage | null;
+  generationTimeMs: number | null;
+  createdAt: Date;
+  apiKeyName: string | null;
+  apiKeyShort: string | null;
+}
+
+const SORT_COLUMNS: Record<HistoryFilter['sortBy'], string> = {
+  createdAt: 'g."created_at"',
+  clientCost: 'g."client_cost"',
+};
+
+/**
+ * The WHERE clause of a list query. Every condition starts from the organization, and each index of
+ * the generations table (see the migrations) leads with it followed by one filter column.
+ */
+function whereClause(filter: HistoryFilter): { sql: string; params: unknown[] } {
+  const params: unknown[] = [filter.organizationId];
+  const conditions = ['g."organization_id" = $1'];
+  const add = (condition: (n: string) => string, value: unknown) => {
+    params.push(value);
+    conditions.push(condition(`$${params.length}`));
+  };
+  if (filter.apiKeyId === null) conditions.push('g."api_key_id" IS NULL');
+  else if (filter.apiKeyId !== undefined) add((n) => `g."api_key_id" = ${n}`, filter.apiKeyId);
+  if (filter.requestType) add((n) => `g."request_type" = ${n}`, filter.requestType);
+  if (filter.status) add((n) => `g."list_status" = ${n}`, filter.status);
+  if (filter.createdFrom) add((n) => `g."created_at" >= ${n}`, filter.createdFrom);
+  if (filter.createdTo) {
+    const operator = filter.createdTo.inclusive ? '<=' : '<';
+    add((n) => `g."created_at" ${operator} ${n}`, filter.createdTo.at);
+  }
+  return { sql: conditions.join(' AND '), params };
+}
+
+@Injectable()
+export class HistoryRepository {
+  constructor(
+    @InjectRepository(GenerationEntity) private readonly rows: Repository<GenerationEntity>,
+    @InjectDataSource() private readonly dataSource: DataSource,
+  ) {}
+
+  async list(filter: HistoryFilter): Promise<{ rows: HistoryListRow[]; total: number }> {
+    const where = whereClause(filter);
+    const order = filter.sortOrder === 'ASC' ? 'ASC' : 'DESC';
+    const limitParam = where.params.length + 1;
+    // created_at and id break ties, so paging through equal costs or timestamps never repeats or skips a row.
+    const page = this.dataSource.query(
+      `SELECT g."id", g."model", COALESCE(m."display_name", g."model") AS "modelDisplayName",
+              g."request_type" AS "requestType", g."provider", g."list_status" AS "listStatus",
+              g."client_cost" AS "clientCost", g."usage", g."generation_time_ms" AS "generationTimeMs",
+              g."created_at" AS "createdAt", g."api_key_name" AS "apiKeyName", g."api_key_short" AS "apiKeyShort"
+         FROM "billing"."generations" g
+         LEFT JOIN "billing"."models" m ON m."model" = g."model"
+        WHERE ${where.sql}
+        ORDER BY ${SORT_COLUMNS[filter.sortBy]} ${order}, g."created_at" ${order}, g."id" ${order}
+        LIMIT $${limitParam} OFFSET $${limitParam + 1}`,
+      [...where.params, filter.limit, filter.offset],
+    ) as Promise<HistoryListRow[]>;
+    const count = this.dataSource.query(
+      `SELECT count(*)::bigint AS "total" FROM "billing"."generations" g WHERE ${where.sql}`,
+      where.params,
+    ) as Promise<{ total: string }[]>;
+    const [rows, [{ total }]] = await Promise.all([page, count]);
+    return { rows, total: Number(total) };
+  }
+
+  /** With `apiKeyId` the generation must also belong to that key: an API key sees only its own. */
+  findOne(organizationId: string, id: string, apiKeyId?: string): Promise<GenerationEntity | null> {
+    return this.rows.findOne({
+      where: { organizationId, id, ...(apiKeyId !== undefined ? { apiKeyId } : {}) },
+    });
+  }
+}

@@ -1,0 +1,85 @@
+import { Decimal } from 'decimal.js';
+import { GenerationFinishedEvent } from '@gw/contracts';
+import { chargeFor, listStatusOf, unprocessableReason } from './settlement-rules';
+
+const event: GenerationFinishedEvent = {
+  generationId: 'gen_1',
+  organizationId: '3f0c2a4e-8d1b-4f7a-9c7e-2b5d6e8f9a01',
+  apiKeyId: null,
+  apiKeyName: null,
+  apiKeyShort: null,
+  userId: null,
+  model: 'demo/chat',
+  modelDisplayName: 'Demo Chat',
+  requestType: 'chat',
+  apiType: 'chat_completions',
+  responseMode: 'sync',
+  status: 'completed',
+  finishReason: 'stop',
+  provider: 'Mock Alpha',
+  usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 },
+  cost: '0.5',
+  generationTimeMs: 10,
+  latencyMs: 5,
+  queueTimeMs: 0,
+  attemptsCount: 1,
+  isCancelled: false,
+  error: null,
+  createdAt: '2026-11-22T10:00:00.000Z',
+  completedAt: '2026-11-22T10:00:01.000Z',
+};
+
+describe('chargeFor', () => {
+  const d = (value: string) => new Decimal(value);
+
+  it('charges the cost when no reservation exists, up to what the balance has free', () => {
+    expect(chargeFor(d('3.5'), null, d('10')).toFixed()).toBe('3.5');
+    expect(chargeFor(d('3.5'), null, d('1')).toFixed()).toBe('1');
+    expect(chargeFor(d('3.5'), null, d('-2')).toFixed()).toBe('0');
+  });
+
+  it('never charges more than an active hold, whatever the balance', () => {
+    expect(chargeFor(d('3.5'), { amount: d('2'), active: true }, d('0')).toFixed()).toBe('2');
+    expect(chargeFor(d('1.25'), { amount: d('2'), active: true }, d('0')).toFixed()).toBe('1.25');
+  });
+
+  it('caps a late charge after the hold was released at the former hold and the free balance', () => {
+    expect(chargeFor(d('4'), { amount: d('1'), active: false }, d('5')).toFixed()).toBe('1');
+    expect(chargeFor(d('4'), { amount: d('3'), active: false }, d('0.5')).toFixed()).toBe('0.5');
+    expect(chargeFor(d('4'), { amount: d('3'), active: false }, d('-1')).toFixed()).toBe('0');
+  });
+});
+
+describe('listStatusOf', () => {
+  it('keeps completed and failed', () => {
+    expect(listStatusOf('completed', new Decimal(0))).toBe('completed');
+    expect(listStatusOf('failed', new Decimal(0))).toBe('failed');
+  });
+
+  it('lists a cancelled generation as completed when it cost something, else failed', () => {
+    expect(listStatusOf('cancelled', new Decimal('0.00000001'))).toBe('completed');
+    expect(listStatusOf('cancelled', new Decimal(0))).toBe('failed');
+  });
+});
+
+describe('unprocessableReason', () => {
+  it('accepts a well-formed event', () => {
+    expect(unprocessableReason(event)).toBeNull();
+  });
+
+  it.each([
+    ['a float cost', { cost: 0.5 }, 'cost'],
+    ['a negative cost', { cost: '-1' }, 'cost'],
+    ['a cost numeric(20,8) cannot hold', { cost: '1e12' }, 'cost'],
+    ['an organization that is not a UUID', { organizationId: 'org-1' }, 'organizationId'],
+    ['an unknown request type', { requestType: 'fax' }, 'requestType'],
+    ['an unreadable date', { createdAt: 'yesterday' }, 'createdAt'],
+    ['a fractional attempt count', { attemptsCount: 1.5 }, 'attemptsCount'],
+  ])('names the field of %s', (_label, change, field) => {
+    expect(unprocessableReason({ ...event, ...change })).toContain(field);
+  });
+
+  it('refuses what is not an object', () => {
+    expect(unprocessableReason('gen_1')).not.toBeNull();
+  });
+});

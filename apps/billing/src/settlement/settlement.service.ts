@@ -1,0 +1,184 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Decimal } from 'decimal.js';
+import { GenerationFinishedEvent, RESERVATION_EXPIRED_ERROR_CODE } from '@gw/contracts';
+import { BILLING_CLOCK, Clock } from '../clock';
+import { spendingWindows } from '../limits/spending-windows';
+import {
+  ExpiredReservation,
+  HeldReservation,
+  LedgerRepository,
+  LedgerTransaction,
+  NewGeneration,
+} from '../ledger/ledger.repository';
+import { parseMoney } from '../money/money';
+import { chargeFor, listStatusOf, unprocessableReason } from './settlement-rules';
+
+export type SettlementOutcome = 'settled' | 'duplicate' | 'dropped';
+
+const ZERO = new Decimal(0);
+
+@Injectable()
+export class SettlementService {
+  private readonly logger = new Logger('Settlement');
+
+  constructor(
+    private readonly ledger: LedgerRepository,
+    @Inject(BILLING_CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Records the generation and charges for it, once. Account, then reservation, then history row
+   * are locked in that order (the order reserve and expiry use too); the history row's primary key
+   * is what makes a second delivery a no-op, even when both deliveries run at the same time. The
+   * one recorded row an event may still overwrite is the failed entry its expired reservation left.
+   */
+  async settle(event: GenerationFinishedEvent): Promise<SettlementOutcome> {
+    const reason = unprocessableReason(event);
+    if (reason) {
+      this.logger.error(`Dropping generation-finished event that can never be recorded (${reason})`);
+      return 'dropped';
+    }
+    const cost = parseMoney(event.cost, 'cost');
+    const organizationId = event.organizationId;
+    await this.ledger.saveModelName(event.model, event.modelDisplayName || event.model);
+    return this.ledger.transaction(async (tx) => {
+      const balance = await tx.lockAccount(organizationId);
+      const reservation = await tx.findReservation(organizationId, event.generationId);
+      const recordedError = await tx.recordedErrorCode(organizationId, event.generationId);
+      if (recordedError !== undefined && recordedError !== RESERVATION_EXPIRED_ERROR_CODE) return 'duplicate';
+      const active = reservation?.status === 'held';
+      const available = active ? balance : balance.minus(await tx.heldTotal(organizationId));
+      const charge = chargeFor(cost, reservation ? { amount: reservation.amount, active } : null, available);
+      const row = toGenerationRow(event, cost, charge);
+      if (recordedError === undefined) {
+        if (!(await tx.recordGeneration(organizationId, row))) return 'duplicate';
+      } else {
+        await tx.replaceGeneration(organizationId, row);
+      }
+      if (charge.greaterThan(0)) {
+        const balanceAfter = balance.minus(charge);
+        await tx.setBalance(organizationId, balanceAfter);
+        await tx.appendEntry({
+          organizationId,
+          kind: 'charge',
+          amount: charge,
+          balanceAfter,
+          generationId: event.generationId,
+        });
+      }
+      if (reservation && (active || charge.greaterThan(0))) {
+        await tx.markReservation(organizationId, event.generationId, charge.greaterThan(0) ? 'settled' : 'released');
+      }
+      await this.count(tx, event, reservation, active, charge);
+      return 'settled';
+    });
+  }
+
+  /**
+   * Releases one hold whose generation never reported back and records the generation as failed
+   * (unless something recorded it meanwhile). Answers false when the hold is no longer expired-and-held.
+   */
+  async expire({ organizationId, generationId }: ExpiredReservation): Promise<boolean> {
+    const now = this.clock.now();
+    return this.ledger.transaction(async (tx) => {
+      await tx.lockAccount(organizationId);
+      const reservation = await tx.findReservation(organizationId, generationId);
+      if (!reservation || reservation.status !== 'held' || reservation.expiresAt.getTime() >= now.getTime()) {
+        return false;
+      }
+      await tx.markReservation(organizationId, generationId, 'released');
+      if (reservation.apiKeyId !== null) {
+        await tx.addToCounters(
+          organizationId,
+          reservation.apiKeyId,
+          spendingWindows(reservation.createdAt),
+          reservation.amount.negated(),
+          ZERO,
+        );
+      }
+      await tx.recordGeneration(organizationId, expiredGenerationRow(reservation, now));
+      return true;
+    });
+  }
+
+  /** The charge lands in the windows the reservation was made in, so a settlement after midnight counts for the day it started. */
+  private async count(
+    tx: LedgerTransaction,
+    event: GenerationFinishedEvent,
+    reservation: HeldReservation | null,
+    active: boolean,
+    charge: Decimal,
+  ): Promise<void> {
+    const apiKeyId = reservation ? reservation.apiKeyId : (event.apiKeyId ?? null);
+    if (apiKeyId === null) return;
+    const freed = active && reservation ? reservation.amount.negated() : ZERO;
+    if (freed.isZero() && charge.isZero()) return;
+    const madeAt = reservation ? reservation.createdAt : new Date(event.createdAt);
+    await tx.addToCounters(event.organizationId, apiKeyId, spendingWindows(madeAt), freed, charge);
+  }
+}
+
+function toGenerationRow(event: GenerationFinishedEvent, cost: Decimal, charge: Decimal): NewGeneration {
+  return {
+    id: event.generationId,
+    organizationId: event.organizationId,
+    apiKeyId: event.apiKeyId ?? null,
+    apiKeyName: event.apiKeyName ?? null,
+    apiKeyShort: event.apiKeyShort ?? null,
+    userId: event.userId ?? null,
+    model: event.model,
+    requestType: event.requestType,
+    apiType: event.apiType,
+    responseMode: event.responseMode,
+    status: event.status,
+    listStatus: listStatusOf(event.status, charge),
+    finishReason: event.finishReason ?? null,
+    provider: event.provider ?? null,
+    usage: event.usage ?? null,
+    cost: cost.toFixed(),
+    clientCost: charge.toFixed(),
+    generationTimeMs: event.generationTimeMs ?? null,
+    latencyMs: event.latencyMs ?? null,
+    queueTimeMs: event.queueTimeMs ?? null,
+    attemptsCount: event.attemptsCount,
+    isCancelled: event.isCancelled || event.status === 'cancelled',
+    error: event.error ?? null,
+    createdAt: new Date(event.createdAt),
+    completedAt: event.completedAt ? new Date(event.completedAt) : null,
+  };
+}
+
+/** What history shows for a generation that never reported back: failed, free, labelled from the reserve request. */
+function expiredGenerationRow(reservation: HeldReservation, now: Date): NewGeneration {
+  const context = reservation.context ?? {};
+  return {
+    id: reservation.generationId,
+    organizationId: reservation.organizationId,
+    apiKeyId: reservation.apiKeyId,
+    apiKeyName: context.apiKeyName ?? null,
+    apiKeyShort: context.apiKeyShort ?? null,
+    userId: context.userId ?? null,
+    model: context.model ?? 'unknown',
+    requestType: context.requestType ?? 'chat',
+    apiType: context.apiType ?? 'unknown',
+    responseMode: context.responseMode ?? 'sync',
+    status: 'failed',
+    listStatus: 'failed',
+    finishReason: null,
+    provider: null,
+    usage: null,
+    cost: '0',
+    clientCost: '0',
+    generationTimeMs: null,
+    latencyMs: null,
+    queueTimeMs: null,
+    attemptsCount: 0,
+    isCancelled: false,
+    error: {
+      code: RESERVATION_EXPIRED_ERROR_CODE,
+      message: 'The generation did not report its outcome before its reservation expired; nothing was charged.',
+    },
+    createdAt: reservation.createdAt,
+    completedAt: now,
+  };
+}

@@ -1,0 +1,228 @@
+import { BillingContracts, GenerationFinishedEvent } from '@gw/contracts';
+import { expectEventually } from '@gw/testing';
+import { randomUUID } from 'node:crypto';
+import { SettlementService } from '../src/settlement/settlement.service';
+import { BillingTestApp, finishedEvent } from './billing-test-app';
+
+describe('billing settlement from JetStream', () => {
+  let app: BillingTestApp;
+
+  beforeAll(async () => {
+    app = await BillingTestApp.start('billing_settlement');
+  });
+
+  afterAll(async () => {
+    await app.stop();
+  });
+
+  const reserve = (organizationId: string, generationId: string, maxAmount: string) =>
+    app.rpc.request(BillingContracts.reserve, {
+      generationId,
+      organizationId,
+      apiKeyId: null,
+      maxAmount,
+      minAmount: '0',
+    });
+  const recorded = (generationId: string) => app.count(`billing.generations WHERE id = $1`, [generationId]);
+  const charges = (generationId: string) =>
+    app.count(`billing.ledger_entries WHERE generation_id = $1 AND kind = 'charge'`, [generationId]);
+  const reservationStatus = async (generationId: string) =>
+    (
+      await app.sql.query(`SELECT status FROM billing.reservations WHERE generation_id = $1`, [generationId])
+    )[0]?.status;
+  const generationRow = async (generationId: string) =>
+    (
+      await app.sql.query(
+        `SELECT cost, client_cost, list_status, is_cancelled FROM billing.generations WHERE id = $1`,
+        [generationId],
+      )
+    )[0];
+
+  /** The consumer handles events in order, so once a later event is recorded every earlier delivery has been handled. */
+  async function drain(organizationId: string): Promise<void> {
+    const sentinel = finishedEvent(organizationId, { cost: '0' });
+    await app.publish(sentinel);
+    await expectEventually(async () => expect(await recorded(sentinel.generationId)).toBe(1));
+  }
+
+  it('settles a published event: charges the cost, settles the hold and records the history', async () => {
+    const org = randomUUID();
+    await app.credit(org, '10');
+    const event = finishedEvent(org, { cost: '2.5' });
+    await reserve(org, event.generationId, '5');
+    await app.publish(event);
+    await expectEventually(async () => expect(await app.balance(org)).toBe('7.50000000'));
+    expect(await reservationStatus(event.generationId)).toBe('settled');
+    expect(await charges(event.generationId)).toBe(1);
+    expect(await generationRow(event.generationId)).toEqual({
+      cost: '2.50000000',
+      client_cost: '2.50000000',
+      list_status: 'completed',
+      is_cancelled: false,
+    });
+  });
+
+  it('never charges more than the reservation held', async () => {
+    const org = randomUUID();
+    await app.credit(org, '10');
+    const event = finishedEvent(org, { cost: '3' });
+    await reserve(org, event.generationId, '1');
+    await app.publish(event);
+    await expectEventually(async () => expect(await recorded(event.generationId)).toBe(1));
+    await expect(app.balance(org)).resolves.toBe('9.00000000');
+    expect(await generationRow(event.generationId)).toMatchObject({
+      cost: '3.00000000',
+      client_cost: '1.00000000',
+    });
+  });
+
+  it('charges the full cost when nothing was reserved', async () => {
+    const org = randomUUID();
+    await app.credit(org, '10');
+    const event = finishedEvent(org, { cost: '0.123456789' });
+    await app.publish(event);
+    await expectEventually(async () => expect(await app.balance(org)).toBe('9.87654321'));
+  });
+
+  it('releases the hold of a failed generation without a ledger entry', async () => {
+    const org = randomUUID();
+    await app.credit(org, '10');
+    const event = finishedEvent(org, {
+      cost: '0',
+      status: 'failed',
+      error: { code: 'BAD_GATEWAY', message: 'upstream failed' },
+    });
+    await reserve(org, event.generationId, '4');
+    await app.publish(event);
+    await expectEventually(async () => expect(await reservationStatus(event.generationId)).toBe('released'));
+    expect(await charges(event.generationId)).toBe(0);
+    expect(await generationRow(event.generationId)).toMatchObject({ list_status: 'failed' });
+    await expect(app.balance(org)).resolves.toBe('10.00000000');
+    await expect(reserve(org, `gen_${randomUUID()}`, '10')).resolves.toMatchObject({
+      reservedAmount: '10.00000000',
+    });
+  });
+
+  it('records a cancelled generation as completed when it cost something, else as failed', async () => {
+    const org = randomUUID();
+    await app.credit(org, '10');
+    const paid = finishedEvent(org, { status: 'cancelled', cost: '0.4', isCancelled: false });
+    const free = finishedEvent(org, { status: 'cancelled', cost: '0' });
+    await app.publish(paid);
+    await app.publish(free);
+    await expectEventually(async () => expect(await recorded(free.generationId)).toBe(1));
+    expect(await generationRow(paid.generationId)).toMatchObject({
+      list_status: 'completed',
+      is_cancelled: true,
+    });
+    expect(await generationRow(free.generationId)).toMatchObject({
+      list_status: 'failed',
+      is_cancelled: true,
+    });
+  });
+
+  it('charges once when the same event is published several times', async () => {
+    const org = randomUUID();
+    await app.credit(org, '10');
+    const event = finishedEvent(org, { cost: '1' });
+    await reserve(org, event.generationId, '2');
+    // Distinct message ids, so JetStream's own deduplication does not hide the duplicates from billing.
+    for (let i = 0; i < 3; i++) await app.publish(event);
+    await drain(org);
+    expect(await charges(event.generationId)).toBe(1);
+    expect(await recorded(event.generationId)).toBe(1);
+    await expect(app.balance(org)).resolves.toBe('9.00000000');
+  });
+
+  it('settles once an event whose first delivery failed and was redelivered', async () => {
+    const org = randomUUID();
+    await app.credit(org, '10');
+    const event = finishedEvent(org, { cost: '2' });
+    await reserve(org, event.generationId, '2');
+    // A sequence survives the rollback of the failing transaction, so exactly the first attempt fails.
+    await app.sql.query(`CREATE SEQUENCE public.attempts`);
+    await app.sql.query(`CREATE FUNCTION public.fail_first_attempt() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.id = '${event.generationId}' AND nextval('public.attempts') = 1 THEN RAISE EXCEPTION 'injected failure'; END IF;
+        RETURN NEW;
+      END $$`);
+    await app.sql.query(
+      `CREATE TRIGGER fail_first_attempt BEFORE INSERT ON billing.generations FOR EACH ROW EXECUTE FUNCTION public.fail_first_attempt()`,
+    );
+    try {
+      await app.publish(event);
+      await expectEventually(async () => expect(await recorded(event.generationId)).toBe(1));
+      const rows = await app.sql.query(`SELECT last_value FROM public.attempts`);
+      expect(Number(rows[0].last_value)).toBe(2);
+      expect(await charges(event.generationId)).toBe(1);
+      await expect(app.balance(org)).resolves.toBe('8.00000000');
+      expect(await reservationStatus(event.generationId)).toBe('settled');
+    } finally {
+      await app.sql.query(`DROP TRIGGER fail_first_attempt ON billing.generations`);
+    }
+  });
+
+  it('settles once when deliveries of one event race each other', async () => {
+    const org = randomUUID();
+    await app.credit(org, '10');
+    const event = finishedEvent(org, { cost: '3' });
+    await reserve(org, event.generationId, '3');
+    const settlement = app.services[0].get(SettlementService);
+    const outcomes = await Promise.all(Array.from({ length: 8 }, () => settlement.settle(event)));
+    expect(outcomes.filter((o) => o === 'settled')).toHaveLength(1);
+    expect(outcomes.filter((o) => o === 'duplicate')).toHaveLength(7);
+    expect(await charges(event.generationId)).toBe(1);
+    await expect(app.balance(org)).resolves.toBe('7.00000000');
+  });
+
+  it('drops an event that can never be recorded and goes on with the next', async () => {
+    const org = randomUUID();
+    await app.publish({ ...finishedEvent(org), organizationId: 'not-a-uuid' } as GenerationFinishedEvent);
+    await drain(org);
+    await expect(app.balance(org)).resolves.toBe('0.00000000');
+  });
+
+  it('shares the durable consumer between replicas: every event is settled once', async () => {
+    const org = randomUUID();
+    await app.credit(org, '100');
+    const second = await app.startService();
+    try {
+      const events = Array.from({ length: 20 }, () => finishedEvent(org, { cost: '0.5' }));
+      await Promise.all(events.map((e) => app.publish(e)));
+      await Promise.all(events.map((e) => app.publish(e)));
+      await expectEventually(async () =>
+        expect(await app.count(`billing.generations WHERE organization_id = $1`, [org])).toBe(20),
+      );
+      await drain(org);
+      expect(
+        await app.count(`billing.ledger_entries WHERE organization_id = $1 AND kind = 'charge'`, [org]),
+      ).toBe(20);
+      await expect(app.balance(org)).resolves.toBe('90.00000000');
+    } finally {
+      await app.stopService(second);
+    }
+  });
+
+  it('loses nothing and charges nothing twice across a restart of billing', async () => {
+    const org = randomUUID();
+    await app.credit(org, '10');
+    const events: GenerationFinishedEvent[] = Array.from({ length: 5 }, () =>
+      finishedEvent(org, { cost: '1.25' }),
+    );
+    for (const e of events.slice(0, 2)) await reserve(org, e.generationId, '2');
+    for (const service of [...app.services]) await app.stopService(service);
+
+    for (const e of events) await app.publish(e);
+    await app.publish(events[0]);
+    expect(await app.count(`billing.generations WHERE organization_id = $1`, [org])).toBe(0);
+
+    await app.startService();
+    await expectEventually(async () =>
+      expect(await app.count(`billing.generations WHERE organization_id = $1`, [org])).toBe(5),
+    );
+    await drain(org);
+    for (const e of events) expect(await charges(e.generationId)).toBe(1);
+    await expect(app.balance(org)).resolves.toBe('3.75000000');
+    expect(await reservationStatus(events[0].generationId)).toBe('settled');
+  });
+});

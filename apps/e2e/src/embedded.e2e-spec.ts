@@ -1,0 +1,176 @@
+import { expectEventually, freePort } from '@gw/testing';
+import Decimal from 'decimal.js';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { AppProcess, startApp } from './support/app-process';
+import { http, sseData } from './support/gateway-http';
+
+const run = promisify(execFile);
+/** What the embedded mode credits the demo organization with on first start. */
+const DEMO_CREDIT = '1000.00';
+
+/** The embedded mode as a user meets it: one process, the banner it prints, the curl lines in it. */
+describe('embedded mode (npm start)', () => {
+  let dataDir: string;
+  let env: Record<string, string>;
+  let app: AppProcess;
+  let apiKey: string;
+  let adminToken: string;
+  let api: string;
+
+  const start = async () => {
+    app = startApp('embedded', env);
+    const [, key] = await app.waitFor(/Demo API key\s+(\S+)/, 90_000);
+    const [, token] = await app.waitFor(/Admin token\s+(\S+)/);
+    await app.waitFor(/curl -s \S+\/v1\/history\/generations.*\n/);
+    return { key, token };
+  };
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'gw-embedded-'));
+    const port = await freePort();
+    env = { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(await freePort()), SYNC_WAIT_MS: '5000' };
+    api = `http://127.0.0.1:${port}/api`;
+    ({ key: apiKey, token: adminToken } = await start());
+  }, 120_000);
+
+  afterAll(async () => {
+    await app?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('prints curl lines that work as printed', async () => {
+    const lines = app.output().split('\n').map((l) => l.trim()).filter((l) => l.startsWith('curl '));
+    expect(lines).toHaveLength(5);
+    const outputs = await Promise.all(lines.map((line) => run('bash', ['-c', line]).then((r) => r.stdout)));
+    const [models, chat, stream, balance, history] = outputs;
+    expect(JSON.parse(models).data.map((m: { id: string }) => m.id)).toContain('demo/chat');
+    expect(JSON.parse(chat)).toMatchObject({ object: 'chat.completion', model: 'demo/chat' });
+    expect(JSON.parse(chat).choices[0].message.content).toContain('Hello, gateway!');
+    expect(sseData(stream).at(-1)).toBe('[DONE]');
+    expect(JSON.parse(balance).amount).toMatch(/^\d+(\.\d+)?$/);
+    expect(JSON.parse(history)).toHaveProperty('items');
+  });
+
+  it('answers a chat completion with usage and cost, and charges exactly that', async () => {
+    const chat = await http('POST', `${api}/v1/chat/completions`, {
+      token: apiKey,
+      body: { model: 'demo/chat', messages: [{ role: 'user', content: 'count my roubles' }] },
+    });
+    expect(chat.status).toBe(200);
+    expect(chat.body.usage.cost_rub).toBeGreaterThan(0);
+    expect(chat.body.usage.cost).toBe(chat.body.usage.cost_rub);
+    const detail = await expectEventually(async () => {
+      const res = await http('GET', `${api}/v1/history/generations/${chat.body.id}`, { token: apiKey });
+      expect(res.status).toBe(200);
+      return res.body;
+    });
+    expect(new Decimal(detail.clientCost).toNumber()).toBeCloseTo(chat.body.usage.cost_rub, 8);
+    // Usage is settled after the answer, so once history and balance have caught up they must agree:
+    // every generation of the demo key charged exactly its cost against the initial credit.
+    await expectEventually(async () => {
+      const history = await http('GET', `${api}/v1/history/generations?limit=100`, { token: apiKey });
+      const charged = history.body.items.reduce((sum: Decimal, item: { cost: string }) => sum.plus(item.cost), new Decimal(0));
+      const balance = new Decimal((await http('GET', `${api}/v1/balance`, { token: apiKey })).body.amount);
+      expect(balance.toString()).toBe(new Decimal(DEMO_CREDIT).minus(charged).toString());
+    });
+  });
+
+  it('streams chunks ending in [DONE] with the cost in the last chunk', async () => {
+    const res = await http('POST', `${api}/v2/chat/completions`, {
+      token: apiKey,
+      body: { model: 'demo/chat', stream: true, messages: [{ role: 'user', content: 'one two three' }] },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    const data = sseData(res.text);
+    expect(data.at(-1)).toBe('[DONE]');
+    const chunks = data.slice(0, -1).map((d) => JSON.parse(d));
+    expect(chunks.map((c) => c.choices?.[0]?.delta?.content ?? '').join('')).toContain('one two three');
+    expect(chunks.at(-1).usage.cost_rub).toBeGreaterThan(0);
+  });
+
+  it('refuses missing and wrong credentials with the error envelope', async () => {
+    const missing = await http('GET', `${api}/v1/balance`);
+    expect(missing.status).toBe(401);
+    expect(missing.body.error).toMatchObject({ type: 'authentication_error' });
+    const wrong = await http('GET', `${api}/v1/balance`, { token: 'sk-gw-not-a-key' });
+    expect(wrong.status).toBe(401);
+    expect((await http('POST', `${api}/admin/organizations`, { token: apiKey, body: { name: 'x' } })).status).toBe(401);
+    expect((await http('POST', `${api}/admin/organizations`, { token: adminToken, body: { name: 'ok' } })).status).toBe(201);
+  });
+
+  it('answers malformed input and unknown routes with the envelope, never a 500', async () => {
+    const badJson = await fetch(`${api}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: '{"model": "demo/chat", ',
+    });
+    expect(badJson.status).toBe(400);
+    expect(((await badJson.json()) as { error: unknown }).error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_request' });
+    const unknownField = await http('POST', `${api}/v1/chat/completions`, {
+      token: apiKey,
+      body: { model: 'demo/chat', prompt: 'hi', temprature: 1 },
+    });
+    expect(unknownField.status).toBe(400);
+    expect(unknownField.body.error.param).toBe('temprature');
+    const outOfRange = await http('POST', `${api}/v1/chat/completions`, {
+      token: apiKey,
+      body: { model: 'demo/chat', prompt: 'hi', temperature: 3 },
+    });
+    expect(outOfRange.status).toBe(400);
+    expect(outOfRange.body.error.param).toBe('temperature');
+    const unknownModel = await http('POST', `${api}/v1/chat/completions`, { token: apiKey, body: { model: 'nope/none', prompt: 'hi' } });
+    expect(unknownModel.status).toBe(400);
+    expect(unknownModel.body.error.param).toBe('model');
+    const unknownRoute = await http('GET', `${api}/v1/nothing-here`, { token: apiKey });
+    expect(unknownRoute.status).toBe(404);
+    expect(unknownRoute.body.error.type).toBe('not_found_error');
+    const unknownGeneration = await http('GET', `${api}/v1/history/generations/gen-00000000-0000-0000-0000-000000000000`, { token: apiKey });
+    expect(unknownGeneration.status).toBe(404);
+  });
+
+  it('shows storage statistics to the console admin only', async () => {
+    const [, email, password] = app.output().match(/Console login\s+(\S+) \/ (\S+)/) ?? [];
+    const login = await http('POST', `${api}/auth/login`, { body: { email, password } });
+    expect(login.status).toBe(200);
+    const stats = await http('GET', `${api}/v1/storage/stats`, { token: login.body.access_token });
+    expect(stats.status).toBe(200);
+    expect(stats.body).toEqual({
+      usedBytes: 0,
+      totalBytes: expect.any(Number),
+      fileCount: 0,
+      filesByType: { IMAGE: 0, VIDEO: 0, AUDIO: 0 },
+      filesByPolicy: { TEMP_UPLOAD: 0, TEMP_GENERATION: 0, PERMANENT: 0 },
+      usagePercent: 0,
+    });
+    const withKey = await http('GET', `${api}/v1/storage/stats`, { token: apiKey });
+    expect(withKey.status).toBe(403);
+    expect(withKey.body.error.type).toBe('permission_error');
+  });
+
+  it('serves Swagger UI and the OpenAPI document with every route', async () => {
+    const doc = await http('GET', `${api}/docs-json`);
+    expect(doc.status).toBe(200);
+    for (const path of ['/api/v1/chat/completions', '/api/v2/chat/completions', '/api/v1/models', '/api/v1/balance', '/api/v1/history/generations', '/api/v1/history/generations/{id}', '/api/admin/users', '/api/auth/login']) {
+      expect(Object.keys(doc.body.paths)).toContain(path);
+    }
+    const ui = await http('GET', `${api}/docs`);
+    expect(ui.status).toBe(200);
+    expect(ui.text).toContain('swagger');
+  });
+
+  it('keeps the demo key across a restart', async () => {
+    await app.stop();
+    const again = await start();
+    expect(again.key).toBe(apiKey);
+    const chat = await http('POST', `${api}/v1/chat/completions`, {
+      token: apiKey,
+      body: { model: 'demo/chat', prompt: 'still here' },
+    });
+    expect(chat.status).toBe(200);
+  }, 120_000);
+});

@@ -1,0 +1,62 @@
+import { createTestDatabase, freePort, startTestNats, TestDatabase, TestNats, waitForPort } from '@gw/testing';
+import { AppProcess, startApp } from './app-process';
+
+const SERVICES = ['auth', 'billing', 'inference', 'media', 'storage'] as const;
+
+export interface DistributedStackOptions {
+  /** Label of the private database. */
+  database: string;
+  adminToken: string;
+  jwtSecret: string;
+}
+
+/**
+ * Every built app as its own process, over a private nats-server and a fresh database on the
+ * machine's Postgres: mock-upstream, each service, then the gateway. It is created before
+ * beforeAll so that afterAll can stop whatever did start when start() fails half-way.
+ */
+export class DistributedStack {
+  /** The running processes by app name, for a test that kills or inspects one. */
+  readonly apps = new Map<string, AppProcess>();
+  /** The gateway's base URL, `http://127.0.0.1:<port>/api`. */
+  api!: string;
+  private nats?: TestNats;
+  private db?: TestDatabase;
+  private serviceEnv!: Record<string, string>;
+
+  constructor(private readonly options: DistributedStackOptions) {}
+
+  async start(): Promise<void> {
+    this.nats = await startTestNats();
+    this.db = await createTestDatabase(this.options.database);
+    const mockPort = await freePort();
+    this.apps.set('mock-upstream', startApp('mock-upstream', { PORT: String(mockPort) }));
+    await waitForPort(mockPort, 30_000);
+    this.serviceEnv = {
+      NATS_URL: this.nats.url,
+      DATABASE_URL: this.db.url,
+      JWT_SECRET: this.options.jwtSecret,
+      MOCK_UPSTREAM_URL: `http://127.0.0.1:${mockPort}`,
+      LOG_FORMAT: 'json',
+    };
+    await Promise.all(SERVICES.map((name) => this.startService(name)));
+    const port = await freePort();
+    const gateway = startApp('api-gateway', { ...this.serviceEnv, PORT: String(port), HOST: '127.0.0.1', ADMIN_TOKEN: this.options.adminToken });
+    this.apps.set('api-gateway', gateway);
+    await gateway.waitFor(/Gateway listening/);
+    this.api = `http://127.0.0.1:${port}/api`;
+  }
+
+  /** Starts a service (again, after a test stopped it) and resolves once it serves on NATS. */
+  async startService(name: string): Promise<void> {
+    const app = startApp(name, this.serviceEnv);
+    this.apps.set(name, app);
+    await app.waitFor(/serving on NATS/);
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.apps.values()].map((app) => app.stop()));
+    await this.db?.drop();
+    await this.nats?.stop();
+  }
+}

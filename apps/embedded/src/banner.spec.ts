@@ -1,0 +1,29 @@
+import { renderBanner } from './banner';
+
+describe('renderBanner', () => {
+  const state = {
+    jwtSecret: 'secret',
+    adminToken: 'adm-token',
+    account: { organizationId: 'org', userId: 'user', email: 'demo@gateway.local', password: 'pw', apiKey: 'sk-gw-demo' },
+  };
+
+  it('prints the key, the admin token and one curl line per demo flow', () => {
+    const banner = renderBanner('http://localhost:3000/api', state);
+    expect(banner).toContain('Demo API key   sk-gw-demo');
+    expect(banner).toContain('Admin token    adm-token');
+    const curls = banner.split('\n').filter((line) => line.trim().startsWith('curl '));
+    expect(curls.map((line) => line.match(/\/api(\/v1\/[a-z/]+)/)?.[1])).toEqual([
+      '/v1/models',
+      '/v1/chat/completions',
+      '/v1/chat/completions',
+      '/v1/balance',
+      '/v1/history/generations',
+    ]);
+    expect(curls[2]).toContain('"stream":true');
+    expect(curls.slice(1).every((line) => line.includes('Authorization: Bearer sk-gw-demo'))).toBe(true);
+  });
+
+  it('prints only the admin token before the demo account exists', () => {
+    expect(renderBanner('http://h/api', { ...state, account: null })).toBe('Gateway at http://h/api\nAdmin token: adm-token\n');
+  });
+});

@@ -1,0 +1,29 @@
+import type { DemoState } from './demo-state';
+
+/** What `npm start` prints: credentials and curl lines that work as printed. */
+export function renderBanner(baseUrl: string, state: DemoState): string {
+  const account = state.account;
+  if (!account) return `Gateway at ${baseUrl}\nAdmin token: ${state.adminToken}\n`;
+  const auth = `-H "Authorization: Bearer ${account.apiKey}"`;
+  const json = `-H "Content-Type: application/json"`;
+  const chat = (stream: boolean) =>
+    `'{"model":"demo/chat","messages":[{"role":"user","content":"Hello, gateway!"}]${stream ? ',"stream":true' : ''}}'`;
+  return [
+    '',
+    '  Model gateway (embedded mode) is ready.',
+    '',
+    `  API base URL   ${baseUrl}/v1`,
+    `  Swagger UI     ${baseUrl}/docs`,
+    `  Demo API key   ${account.apiKey}`,
+    `  Admin token    ${state.adminToken}`,
+    `  Console login  ${account.email} / ${account.password}  (POST ${baseUrl}/auth/login)`,
+    '',
+    '  Try it:',
+    `  curl -s ${baseUrl}/v1/models`,
+    `  curl -s ${baseUrl}/v1/chat/completions ${auth} ${json} -d ${chat(false)}`,
+    `  curl -sN ${baseUrl}/v1/chat/completions ${auth} ${json} -d ${chat(true)}`,
+    `  curl -s ${baseUrl}/v1/balance ${auth}`,
+    `  curl -s ${baseUrl}/v1/history/generations ${auth}`,
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,87 @@
+// Decorator metadata (env schemas, DTOs, entities) needs the Reflect API before any class is defined.
+import 'reflect-metadata';
+import { INestApplication, INestMicroservice } from '@nestjs/common';
+import { ApiGatewayEnv, createApiGatewayApp } from '@gw/app-api-gateway';
+import { AUTH_QUEUE, AuthEnv, AuthModule } from '@gw/app-auth';
+import { BILLING_QUEUE, BillingEnv, BillingModule } from '@gw/app-billing';
+import { INFERENCE_QUEUE, InferenceEnv, InferenceModule } from '@gw/app-inference';
+import { MEDIA_QUEUE, MediaEnv, MediaModule } from '@gw/app-media';
+import { createMockUpstreamApp } from '@gw/app-mock-upstream';
+import { STORAGE_QUEUE, StorageEnv, StorageModule } from '@gw/app-storage';
+import { InProcessBus, loadEnv, startService, StartupError, TransportOptions } from '@gw/platform';
+import { chmodSync, mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { renderBanner } from './banner';
+import { createEmbeddedLogger } from './embedded-logger';
+import { createDemoAccount } from './demo-bootstrap';
+import { loadDemoState, saveDemoState } from './demo-state';
+import { EmbeddedEnv } from './embedded.env';
+import { startEmbeddedPostgres } from './embedded-postgres';
+
+/**
+ * One process, no external servers (DESIGN.md §3): embedded PostgreSQL, the in-process bus in place
+ * of NATS, mock-upstream, every service and the gateway, then the demo account.
+ */
+async function main(): Promise<void> {
+  const env = loadEnv(EmbeddedEnv, process.env);
+  const logger = createEmbeddedLogger('embedded', env.LOG_LEVEL);
+  const dataDir = resolve(env.DATA_DIR);
+  mkdirSync(dataDir, { recursive: true });
+  // As root, embedded-postgres runs initdb as the `postgres` user, which must be able to enter DATA_DIR.
+  if (process.getuid?.() === 0) chmodSync(dataDir, 0o711);
+  const state = loadDemoState(dataDir, env.ADMIN_TOKEN);
+
+  logger.log(`Starting PostgreSQL (data in ${dataDir})`);
+  const postgres = await startEmbeddedPostgres(dataDir, env.EMBEDDED_PG_PORT);
+  const mockUpstream = await createMockUpstreamApp(createEmbeddedLogger('mock-upstream', 'warn'));
+  await mockUpstream.listen(0, '127.0.0.1');
+  const mockUpstreamUrl = (await mockUpstream.getUrl()).replace('[::1]', '127.0.0.1');
+
+  const transport: TransportOptions = { kind: 'in-process', bus: new InProcessBus(), rpcTimeoutMs: 30_000 };
+  const shared = {
+    DATABASE_URL: postgres.url,
+    JWT_SECRET: state.jwtSecret,
+    ADMIN_TOKEN: state.adminToken,
+    MOCK_UPSTREAM_URL: mockUpstreamUrl,
+    CATALOGUE_FILE: env.CATALOGUE_FILE,
+    SYNC_WAIT_MS: String(env.SYNC_WAIT_MS),
+    LOG_FORMAT: 'pretty',
+    LOG_LEVEL: env.LOG_LEVEL,
+  };
+  const serviceLogger = (name: string) => createEmbeddedLogger(name, env.LOG_LEVEL);
+  const services: INestMicroservice[] = [
+    await startService(AuthModule.register({ env: loadEnv(AuthEnv, shared), transport }), transport, AUTH_QUEUE, serviceLogger(AUTH_QUEUE)),
+    await startService(BillingModule.register({ env: loadEnv(BillingEnv, shared), transport }), transport, BILLING_QUEUE, serviceLogger(BILLING_QUEUE)),
+    await startService(InferenceModule.register({ env: loadEnv(InferenceEnv, shared), transport, secrets: process.env }), transport, INFERENCE_QUEUE, serviceLogger(INFERENCE_QUEUE)),
+    await startService(MediaModule.register({ env: loadEnv(MediaEnv, shared), transport }), transport, MEDIA_QUEUE, serviceLogger(MEDIA_QUEUE)),
+    await startService(StorageModule.register({ env: loadEnv(StorageEnv, shared), transport }), transport, STORAGE_QUEUE, serviceLogger(STORAGE_QUEUE)),
+  ];
+
+  const gatewayEnv = loadEnv(ApiGatewayEnv, { ...shared, PORT: String(env.PORT), HOST: env.HOST });
+  const gateway: INestApplication = await createApiGatewayApp({ env: gatewayEnv, transport }, serviceLogger('api-gateway'));
+  await gateway.listen(env.PORT, env.HOST);
+  const port = (gateway.getHttpServer().address() as { port: number }).port;
+  const baseUrl = `http://${env.HOST === '0.0.0.0' || env.HOST === '::' ? 'localhost' : env.HOST}:${port}/api`;
+
+  if (!state.account) {
+    state.account = await createDemoAccount(`http://127.0.0.1:${port}/api`, state.adminToken);
+    saveDemoState(dataDir, { ...loadDemoState(dataDir, undefined), account: state.account });
+  }
+  process.stdout.write(renderBanner(baseUrl, state) + '\n');
+
+  const shutdown = async (signal: string): Promise<void> => {
+    logger.log(`${signal}: shutting down`);
+    await gateway.close();
+    for (const service of services.reverse()) await service.close();
+    await mockUpstream.close();
+    await postgres.stop();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof StartupError ? err.message : err);
+  process.exit(1);
+});

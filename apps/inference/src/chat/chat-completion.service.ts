@@ -1,0 +1,307 @@
+import { Inject, Injectable } from '@nestjs/common';
+import Decimal from 'decimal.js';
+import { randomUUID } from 'node:crypto';
+import { Observable, Subscriber } from 'rxjs';
+import { applyModelAlias, ModelAliasError } from '@gw/alias';
+import { ChatCompletion, ChatCompletionChunk, DomainError, GenerationResponseMode } from '@gw/contracts';
+import type { ChatCompletionRequestDto, ChatCompletionRpcMessageDto } from '@gw/dto';
+import { costNumber } from '@gw/pricing';
+import type { ProviderRoute } from '../catalogue/catalogue-loader';
+import { ModelCatalogue } from '../catalogue/model-catalogue';
+import { GenerationBilling, GenerationOutcome } from '../generations/generation-billing.service';
+import { ChatAdapters } from '../providers/chat-adapters';
+import { UpstreamFailure, UpstreamStreamEvent, UpstreamUsage } from '../providers/upstream-chat';
+import { toUpstreamFailure } from '../providers/upstream-http';
+import {
+  attempt,
+  BLOCKED_ERROR,
+  ChatGeneration,
+  completionCost,
+  billedGeneration,
+  isBlockedWithoutOutput,
+  producedUsageAndCost,
+  tokenUsage,
+  upstreamDomainError,
+  usageOrEstimate,
+} from './chat-generation';
+import { clientMaxTokens, conversation, promptTokensUpperBound, reservationAmounts, toUpstreamRequest, upstreamMaxTokens } from './chat-plan';
+import { awaitFirstOutput, FirstOutput } from './first-output';
+import { GenerationCancellations } from './generation-cancellations';
+import { planRoutes } from './routing';
+
+export const CHAT_SETTINGS = Symbol('CHAT_SETTINGS');
+export interface ChatSettings {
+  minCompletionTokens: number;
+  /** A stream's wait for its first output before the next provider is tried, unless the catalogue sets one. */
+  firstTokenTimeoutMs: number;
+}
+
+
+/** The chat-style endpoints on which the model alias notation is accepted. */
+const ALIAS_API_TYPES = new Set(['chat_completions', 'responses', 'messages']);
+
+type Chunk = ChatCompletionChunk;
+
+/**
+ * One chat generation: resolve the model, reserve its maximum cost, call the providers in order
+ * until one answers, and report the outcome as a durable GenerationFinishedEvent whatever it is.
+ */
+@Injectable()
+export class ChatCompletionService {
+  constructor(
+    private readonly catalogue: ModelCatalogue,
+    private readonly adapters: ChatAdapters,
+    private readonly billing: GenerationBilling,
+    private readonly cancellations: GenerationCancellations,
+    @Inject(CHAT_SETTINGS) private readonly settings: ChatSettings,
+  ) {}
+
+  async complete(request: ChatCompletionRpcMessageDto): Promise<ChatCompletion> {
+    const id = request.generationId ?? `gen-${randomUUID()}`;
+    const cancellation = this.cancellations.open(id);
+    try {
+      return await this.runComplete(request, id, cancellation.signal);
+    } finally {
+      this.cancellations.close(id);
+    }
+  }
+
+  stream(request: ChatCompletionRpcMessageDto): Observable<Chunk> {
+    return new Observable<Chunk>((subscriber) => {
+      const id = request.generationId ?? `gen-${randomUUID()}`;
+      const cancellation = this.cancellations.open(id);
+      this.runStream(request, id, subscriber, cancellation.signal)
+        .catch((err: unknown) => subscriber.error(err))
+        .finally(() => this.cancellations.close(id));
+      return () => cancellation.abort();
+    });
+  }
+
+  private async runComplete(request: ChatCompletionRpcMessageDto, id: string, signal: AbortSignal): Promise<ChatCompletion> {
+    const generation = await this.begin(request, 'sync', id);
+    let failure: UpstreamFailure | null = null;
+    for (const route of generation.routes) {
+      const started = Date.now();
+      try {
+        const result = await this.adapters.for(route.wire).complete(this.call(generation, route, signal));
+        generation.firstOutputAt = Date.now();
+        generation.attempts.push(attempt(route, generation.attempts.length + 1, started, null));
+        const text = (result.content ?? '') + result.toolCalls.map((call) => call.function.arguments).join('');
+        const usage = usageOrEstimate(result.usage, generation.promptBound, text);
+        const blocked = isBlockedWithoutOutput(result.finishReason, text);
+        const cost = blocked ? new Decimal(0) : completionCost(route, usage, generation.reserved);
+        await this.finish(generation, {
+          status: blocked ? 'failed' : 'completed',
+          provider: route.name,
+          finishReason: result.finishReason,
+          usage: tokenUsage(usage),
+          cost,
+          error: blocked ? { ...BLOCKED_ERROR } : null,
+        });
+        return {
+          id: generation.id,
+          object: 'chat.completion',
+          created: Math.floor(generation.startedAt.getTime() / 1000),
+          model: generation.model.entry.id,
+          provider: route.name,
+          choices: [
+            {
+              index: 0,
+              message: { role: 'assistant', content: result.content, ...(result.toolCalls.length > 0 ? { tool_calls: result.toolCalls } : {}) },
+              finish_reason: result.finishReason,
+            },
+          ],
+          usage: this.usageWithCost(usage, cost),
+        };
+      } catch (err) {
+        failure = toUpstreamFailure(err);
+        generation.attempts.push(attempt(route, generation.attempts.length + 1, started, failure, signal.aborted));
+        if (signal.aborted) {
+          await this.cancelled(generation, route, null, '');
+          throw new DomainError('upstream_error', 'The generation was cancelled');
+        }
+        if (!failure.retryable) break;
+      }
+    }
+    throw await this.fail(generation, failure);
+  }
+
+  private async runStream(request: ChatCompletionRpcMessageDto, id: string, subscriber: Subscriber<Chunk>, signal: AbortSignal): Promise<void> {
+    const generation = await this.begin(request, 'stream', id);
+    let failure: UpstreamFailure | null = null;
+    for (const route of generation.routes) {
+      const started = Date.now();
+      const attemptAbort = new AbortController();
+      const call = this.call(generation, route, AbortSignal.any([signal, attemptAbort.signal]));
+      const iterator = this.adapters.for(route.wire).stream(call)[Symbol.asyncIterator]();
+      let head: FirstOutput;
+      try {
+        head = await awaitFirstOutput(iterator, route.firstTokenTimeoutMs ?? this.settings.firstTokenTimeoutMs, () => attemptAbort.abort());
+      } catch (err) {
+        failure = toUpstreamFailure(err);
+        generation.attempts.push(attempt(route, generation.attempts.length + 1, started, failure, signal.aborted));
+        if (signal.aborted) return this.cancelled(generation, route, null, '', subscriber);
+        if (!failure.retryable) break;
+        continue;
+      }
+      return this.relay(generation, route, started, iterator, head, subscriber, signal);
+    }
+    subscriber.error(await this.fail(generation, failure));
+  }
+
+  /** Forwards one provider's stream; output has started, so from here on a failure cannot fall back. */
+  private async relay(
+    generation: ChatGeneration,
+    route: ProviderRoute,
+    started: number,
+    iterator: AsyncIterator<UpstreamStreamEvent>,
+    head: FirstOutput,
+    subscriber: Subscriber<Chunk>,
+    signal: AbortSignal,
+  ): Promise<void> {
+    generation.firstOutputAt = Date.now();
+    const chunk = (choice: Chunk['choices'][number], usage?: Chunk['usage']): Chunk => ({
+      id: generation.id,
+      object: 'chat.completion.chunk',
+      created: Math.floor(generation.startedAt.getTime() / 1000),
+      model: generation.model.entry.id,
+      provider: route.name,
+      choices: [choice],
+      ...(usage ? { usage } : {}),
+    });
+    let text = '';
+    let finishReason: string | null = null;
+    let usage: UpstreamUsage | null = null;
+    let roleSent = false;
+    const forward = (event: UpstreamStreamEvent) => {
+      if (event.finishReason) finishReason = event.finishReason;
+      if (event.usage) usage = event.usage;
+      if (!event.content && !event.toolCalls) return;
+      text += (event.content ?? '') + (event.toolCalls ?? []).map((call) => call.function?.arguments ?? '').join('');
+      const delta: Chunk['choices'][number]['delta'] = {
+        ...(roleSent ? {} : { role: 'assistant' as const }),
+        ...(event.content ? { content: event.content } : {}),
+        ...(event.toolCalls ? { tool_calls: event.toolCalls } : {}),
+      };
+      roleSent = true;
+      subscriber.next(chunk({ index: 0, delta, finish_reason: null }));
+    };
+    try {
+      head.events.forEach(forward);
+      if (!head.done) {
+        for (let next = await iterator.next(); !next.done; next = await iterator.next()) forward(next.value);
+      }
+    } catch (err) {
+      const failure = toUpstreamFailure(err);
+      generation.attempts.push(attempt(route, generation.attempts.length + 1, started, failure, signal.aborted));
+      if (signal.aborted) return this.cancelled(generation, route, usage, text, subscriber);
+      subscriber.error(await this.brokenOff(generation, route, failure, usage, text));
+      return;
+    }
+    generation.attempts.push(attempt(route, generation.attempts.length + 1, started, null));
+    const final = usageOrEstimate(usage, generation.promptBound, text);
+    const reason: string = finishReason ?? 'stop';
+    const blocked = isBlockedWithoutOutput(reason, text);
+    const cost = blocked ? new Decimal(0) : completionCost(route, final, generation.reserved);
+    subscriber.next(chunk({ index: 0, delta: roleSent ? {} : { role: 'assistant', content: '' }, finish_reason: reason }, this.usageWithCost(final, cost)));
+    await this.finish(generation, {
+      status: blocked ? 'failed' : 'completed',
+      provider: route.name,
+      finishReason: reason,
+      usage: tokenUsage(final),
+      cost,
+      error: blocked ? { ...BLOCKED_ERROR } : null,
+    });
+    subscriber.complete();
+  }
+
+  private async begin(request: ChatCompletionRpcMessageDto, responseMode: GenerationResponseMode, id: string): Promise<ChatGeneration> {
+    const body = this.withAlias(request);
+    const model = this.catalogue.find(body.model);
+    if (!model) throw new DomainError('invalid_model', `The model ${body.model} does not exist`, 'model');
+    if (model.entry.type !== 'chat') throw new DomainError('invalid_model', `The model ${body.model} is not a chat model`, 'model');
+    const { routes } = planRoutes(model, body);
+    const messages = conversation(body);
+    const promptBound = promptTokensUpperBound(messages, body);
+    const clientMax = clientMaxTokens(body);
+    const generation: ChatGeneration = {
+      id,
+      request,
+      body,
+      responseMode,
+      model,
+      routes,
+      messages,
+      promptBound,
+      clientMax,
+      reserved: new Decimal(0),
+      startedAt: new Date(),
+      firstOutputAt: null,
+      attempts: [],
+    };
+    const amounts = reservationAmounts(routes, promptBound, clientMax, this.settings.minCompletionTokens);
+    generation.reserved = await this.billing.reserve(billedGeneration(generation), amounts.maxAmount, amounts.minAmount);
+    return generation;
+  }
+
+  /** The body as if the alias had been written as body fields; other endpoints take `@` literally (an unknown model). */
+  private withAlias(request: ChatCompletionRpcMessageDto): ChatCompletionRequestDto {
+    if (!ALIAS_API_TYPES.has(request.apiType)) return request.body;
+    try {
+      return applyModelAlias(request.body as ChatCompletionRequestDto & { provider?: Record<string, unknown>; reasoning?: Record<string, unknown> });
+    } catch (err) {
+      if (err instanceof ModelAliasError) throw new DomainError('invalid_request', err.message, 'model');
+      throw err;
+    }
+  }
+
+  private call(generation: ChatGeneration, route: ProviderRoute, signal: AbortSignal) {
+    const maxTokens = upstreamMaxTokens(route, generation.promptBound, generation.clientMax, generation.reserved);
+    return {
+      baseUrl: route.baseUrl,
+      apiKey: route.apiKey,
+      request: toUpstreamRequest(route, generation.body, generation.messages, maxTokens),
+      signal,
+    };
+  }
+
+  /** No provider produced a completion: recorded failed at zero cost, which releases the hold. */
+  private async fail(generation: ChatGeneration, failure: UpstreamFailure | null): Promise<DomainError> {
+    const error = upstreamDomainError(failure, false);
+    const provider = generation.attempts.at(-1)?.provider ?? null;
+    await this.finish(generation, { status: 'failed', provider, finishReason: null, usage: null, cost: new Decimal(0), error: { code: error.code, message: error.message } });
+    return error;
+  }
+
+  /** The provider broke off after output: the answer failed, but what it produced was paid for, so it is charged. */
+  private async brokenOff(generation: ChatGeneration, route: ProviderRoute, failure: UpstreamFailure, usage: UpstreamUsage | null, text: string): Promise<DomainError> {
+    const error = upstreamDomainError(failure, true);
+    const produced = producedUsageAndCost(route, usage, generation.promptBound, text, generation.reserved);
+    await this.finish(generation, {
+      status: 'failed',
+      provider: route.name,
+      finishReason: null,
+      usage: tokenUsage(produced.usage),
+      cost: produced.cost,
+      error: { code: error.code, message: error.message },
+    });
+    return error;
+  }
+
+  /** The client went away: what the provider produced so far is charged, as it was paid for. */
+  private async cancelled(generation: ChatGeneration, route: ProviderRoute, usage: UpstreamUsage | null, text: string, subscriber?: Subscriber<Chunk>): Promise<void> {
+    const produced = producedUsageAndCost(route, usage, generation.promptBound, text, generation.reserved);
+    await this.finish(generation, { status: 'cancelled', provider: route.name, finishReason: null, usage: tokenUsage(produced.usage), cost: produced.cost, error: null });
+    // Over NATS nobody listens any more; completing releases the server side of the stream.
+    subscriber?.complete();
+  }
+
+  private finish(generation: ChatGeneration, outcome: GenerationOutcome): Promise<void> {
+    return this.billing.finish(billedGeneration(generation), outcome);
+  }
+
+  private usageWithCost(usage: UpstreamUsage, cost: Decimal): ChatCompletion['usage'] {
+    const rub = costNumber(cost);
+    return { ...tokenUsage(usage), cost_rub: rub, cost: rub };
+  }
+}

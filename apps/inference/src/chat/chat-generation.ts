@@ -1,0 +1,100 @@
+import Decimal from 'decimal.js';
+import { DomainError, GenerationResponseMode, TokenUsage } from '@gw/contracts';
+import type { ChatCompletionRequestDto, ChatCompletionRpcMessageDto, ChatMessageDto } from '@gw/dto';
+import { chatCost, roundCost } from '@gw/pricing';
+import type { CatalogueModel, ProviderRoute } from '../catalogue/catalogue-loader';
+import type { BilledGeneration } from '../generations/generation-billing.service';
+import type { NewAttempt } from '../generations/generation-outbox.repository';
+import { UpstreamFailure, UpstreamUsage } from '../providers/upstream-chat';
+
+/** Everything known about one chat generation while it runs. */
+export interface ChatGeneration {
+  id: string;
+  request: ChatCompletionRpcMessageDto;
+  /** The request body with its model alias applied: canonical model id, alias values as body fields. */
+  body: ChatCompletionRequestDto;
+  responseMode: GenerationResponseMode;
+  model: CatalogueModel;
+  routes: ProviderRoute[];
+  messages: ChatMessageDto[];
+  promptBound: number;
+  clientMax: number | null;
+  reserved: Decimal;
+  startedAt: Date;
+  firstOutputAt: number | null;
+  attempts: NewAttempt[];
+}
+
+/** Upstream usage where reported; otherwise the prompt bound and ~4 bytes per completion token. */
+export function usageOrEstimate(usage: UpstreamUsage | null, promptBound: number, completionText: string): UpstreamUsage {
+  return usage ?? { prompt_tokens: promptBound, completion_tokens: Math.ceil(Buffer.byteLength(completionText, 'utf8') / 4) };
+}
+
+/** The cost of a completion, never above what was reserved for it. */
+export function completionCost(route: ProviderRoute, usage: UpstreamUsage, reserved: Decimal): Decimal {
+  return roundCost(Decimal.min(chatCost(route.pricing, usage), reserved));
+}
+
+/**
+ * What a generation that ended early costs: nothing when the provider produced nothing, otherwise
+ * the reported usage or, without one, the same estimate a complete answer would get.
+ */
+export function producedUsageAndCost(
+  route: ProviderRoute,
+  usage: UpstreamUsage | null,
+  promptBound: number,
+  text: string,
+  reserved: Decimal,
+): { usage: UpstreamUsage; cost: Decimal } {
+  const final = usageOrEstimate(usage, promptBound, text);
+  if (text === '' && usage === null) return { usage: final, cost: new Decimal(0) };
+  return { usage: final, cost: completionCost(route, final, reserved) };
+}
+
+/** A moderation block before any output: no completion was produced, so nothing is charged. */
+export function isBlockedWithoutOutput(finishReason: string | null, text: string): boolean {
+  return finishReason === 'content_filter' && text === '';
+}
+
+export const BLOCKED_ERROR = { code: 'content_filter', message: 'The provider blocked the answer by moderation before any output' } as const;
+
+export function tokenUsage(usage: UpstreamUsage): TokenUsage {
+  return { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, total_tokens: usage.prompt_tokens + usage.completion_tokens };
+}
+
+export function attempt(route: ProviderRoute, number: number, startedAt: number, failure: UpstreamFailure | null, cancelled = false): NewAttempt {
+  return {
+    attempt: number,
+    provider: route.name,
+    status: cancelled ? 'cancelled' : failure ? 'failed' : 'completed',
+    errorCode: failure ? failure.kind : null,
+    errorMessage: failure ? failure.message.slice(0, 1000) : null,
+    httpStatus: failure?.httpStatus ?? null,
+    startedAt: new Date(startedAt),
+    durationMs: Date.now() - startedAt,
+  };
+}
+
+/** What the client is told when no provider produced a completion. */
+export function upstreamDomainError(failure: UpstreamFailure | null, outputStarted = false): DomainError {
+  if (failure?.kind === 'timeout') return new DomainError('upstream_timeout', 'The upstream provider did not answer in time');
+  if (outputStarted) return new DomainError('upstream_error', 'The upstream provider broke off the answer');
+  const status = failure?.httpStatus ? ` (HTTP ${failure.httpStatus})` : '';
+  return new DomainError('upstream_error', `The upstream provider failed${status}`);
+}
+
+/** The generation as billing and history see it. */
+export function billedGeneration(generation: ChatGeneration): BilledGeneration {
+  return {
+    generationId: generation.id,
+    principal: generation.request.principal,
+    model: generation.model.entry.id,
+    modelDisplayName: generation.model.entry.name,
+    requestType: 'chat',
+    apiType: generation.request.apiType,
+    responseMode: generation.responseMode,
+    startedAt: generation.startedAt,
+    firstOutputAt: generation.firstOutputAt,
+    attempts: generation.attempts,
+  };
+}

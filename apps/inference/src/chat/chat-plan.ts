@@ -1,0 +1,102 @@
+import Decimal from 'decimal.js';
+import type { ChatCompletionRequestDto, ChatMessageDto } from '@gw/dto';
+import { affordableCompletionTokens, maxChatCost } from '@gw/pricing';
+import type { ProviderRoute } from '../catalogue/catalogue-loader';
+import type { UpstreamChatRequest } from '../providers/upstream-chat';
+
+/** Tokens charged per message for role markers and separators; above what any tokenizer spends. */
+export const MESSAGE_OVERHEAD_TOKENS = 8;
+export const REQUEST_OVERHEAD_TOKENS = 16;
+/** An image part is reserved as this many tokens whatever its size. */
+export const IMAGE_PART_TOKENS = 1_600;
+/** Used when neither the client nor the catalogue bounds the completion. */
+export const DEFAULT_MAX_COMPLETION_TOKENS = 4_096;
+
+export function conversation(body: ChatCompletionRequestDto): ChatMessageDto[] {
+  if (body.messages) return body.messages;
+  return [{ role: 'user', content: body.prompt ?? '' }];
+}
+
+const bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
+
+/**
+ * A safe upper bound of the prompt's tokens: no tokenizer emits more tokens than UTF-8 bytes, so
+ * bytes of every text plus a per-message overhead can only over-estimate.
+ */
+export function promptTokensUpperBound(messages: ChatMessageDto[], body: ChatCompletionRequestDto): number {
+  let total = REQUEST_OVERHEAD_TOKENS;
+  for (const message of messages) {
+    total += MESSAGE_OVERHEAD_TOKENS + bytes(message.name ?? '') + bytes(message.tool_call_id ?? '');
+    if (typeof message.content === 'string') total += bytes(message.content);
+    if (Array.isArray(message.content)) {
+      for (const part of message.content) {
+        if (part.type === 'text' && 'text' in part) total += bytes(part.text);
+        else if (part.type === 'image_url') total += IMAGE_PART_TOKENS;
+        else total += bytes(JSON.stringify(part));
+      }
+    }
+    if (message.tool_calls) total += bytes(JSON.stringify(message.tool_calls));
+  }
+  if (body.tools) total += bytes(JSON.stringify(body.tools));
+  if (body.response_format) total += bytes(JSON.stringify(body.response_format));
+  return total;
+}
+
+export function clientMaxTokens(body: ChatCompletionRequestDto): number | null {
+  return body.max_completion_tokens ?? body.max_tokens ?? null;
+}
+
+function providerMaxTokens(route: ProviderRoute): number {
+  return route.maxCompletionTokens ?? DEFAULT_MAX_COMPLETION_TOKENS;
+}
+
+/** The completion a provider may produce for this request before the balance is considered. */
+export function completionCeiling(route: ProviderRoute, clientMax: number | null): number {
+  return Math.min(clientMax ?? Number.MAX_SAFE_INTEGER, providerMaxTokens(route));
+}
+
+export interface ReservationAmounts {
+  maxAmount: Decimal;
+  minAmount: Decimal;
+}
+
+/**
+ * What to reserve: enough for the dearest candidate, so a fallback never costs more than held.
+ * A client max_tokens fixes the amount; otherwise the balance may cover less, down to
+ * `minCompletionTokens`.
+ */
+export function reservationAmounts(
+  routes: ProviderRoute[],
+  promptBound: number,
+  clientMax: number | null,
+  minCompletionTokens: number,
+): ReservationAmounts {
+  const dearest = (tokens: (route: ProviderRoute) => number) =>
+    Decimal.max(...routes.map((route) => maxChatCost(route.pricing, promptBound, tokens(route))));
+  const maxAmount = dearest((route) => completionCeiling(route, clientMax));
+  const minAmount = clientMax !== null ? maxAmount : dearest((route) => Math.min(minCompletionTokens, completionCeiling(route, null)));
+  return { maxAmount, minAmount };
+}
+
+/** The max_tokens sent upstream: what the client allows, the provider supports and the reservation pays for. */
+export function upstreamMaxTokens(route: ProviderRoute, promptBound: number, clientMax: number | null, reserved: Decimal): number {
+  return Math.max(1, Math.min(completionCeiling(route, clientMax), affordableCompletionTokens(route.pricing, promptBound, reserved)));
+}
+
+export function toUpstreamRequest(route: ProviderRoute, body: ChatCompletionRequestDto, messages: ChatMessageDto[], maxTokens: number): UpstreamChatRequest {
+  return {
+    model: route.upstreamModel,
+    messages,
+    max_tokens: maxTokens,
+    ...(body.temperature !== undefined ? { temperature: body.temperature } : {}),
+    ...(body.top_p !== undefined ? { top_p: body.top_p } : {}),
+    ...(body.frequency_penalty !== undefined ? { frequency_penalty: body.frequency_penalty } : {}),
+    ...(body.presence_penalty !== undefined ? { presence_penalty: body.presence_penalty } : {}),
+    ...(body.tools ? { tools: body.tools } : {}),
+    ...(body.tool_choice !== undefined ? { tool_choice: body.tool_choice } : {}),
+    ...(body.response_format ? { response_format: body.response_format } : {}),
+    ...(body.reasoning?.effort ? { reasoning_effort: body.reasoning.effort } : {}),
+    ...(body.web_search_options ? { web_search_options: { ...body.web_search_options } } : {}),
+    ...(body.user ? { user: body.user } : {}),
+  };
+}

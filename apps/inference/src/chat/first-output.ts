@@ -1,0 +1,40 @@
+import { UpstreamFailure, UpstreamStreamEvent } from '../providers/upstream-chat';
+
+export interface FirstOutput {
+  /** Every event read so far, the last one carrying output unless the stream ended first. */
+  events: UpstreamStreamEvent[];
+  done: boolean;
+}
+
+/** Content, a tool call or a finish reason: something the client must be told. */
+export function carriesOutput(event: UpstreamStreamEvent): boolean {
+  return Boolean(event.content) || Boolean(event.toolCalls?.length) || Boolean(event.finishReason);
+}
+
+/**
+ * Reads a provider's stream until its first output, within `deadlineMs`. Nothing has reached the
+ * client until this resolves, so a failure here, the deadline included, can still fall back to
+ * the next provider. On the deadline `onDeadline` runs (it aborts the call) and a retryable
+ * timeout is thrown.
+ */
+export async function awaitFirstOutput(iterator: AsyncIterator<UpstreamStreamEvent>, deadlineMs: number, onDeadline: () => void): Promise<FirstOutput> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      onDeadline();
+      reject(new UpstreamFailure('timeout', `The provider produced no output within ${deadlineMs} ms`));
+    }, deadlineMs);
+  });
+  deadline.catch(() => undefined);
+  const events: UpstreamStreamEvent[] = [];
+  try {
+    for (;;) {
+      const next = await Promise.race([iterator.next(), deadline]);
+      if (next.done) return { events, done: true };
+      events.push(next.value);
+      if (carriesOutput(next.value)) return { events, done: false };
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,80 @@
+import Decimal from 'decimal.js';
+import { DomainError, EmbeddingEncodingFormat, EmbeddingList, Principal } from '@gw/contracts';
+import { embeddingCost } from '@gw/pricing';
+import type { CatalogueModel, ProviderRoute } from '../catalogue/catalogue-loader';
+import type { BilledGeneration } from '../generations/generation-billing.service';
+import type { NewAttempt } from '../generations/generation-outbox.repository';
+
+/** Special tokens a tokenizer may add around one input. */
+const TOKENS_PER_INPUT = 8;
+
+/** Everything known about one embedding request while it runs. */
+export interface EmbeddingGeneration {
+  id: string;
+  principal: Principal;
+  model: CatalogueModel;
+  routes: ProviderRoute[];
+  inputs: string[];
+  promptBound: number;
+  reserved: Decimal;
+  startedAt: Date;
+  firstOutputAt: number | null;
+  attempts: NewAttempt[];
+}
+
+export function embeddingInputs(input: string | string[]): string[] {
+  return typeof input === 'string' ? [input] : input;
+}
+
+/**
+ * An upper bound of the input tokens: a byte-level tokenizer never makes more tokens than bytes,
+ * plus a few special tokens per input.
+ */
+export function embeddingPromptBound(inputs: string[]): number {
+  return inputs.reduce((sum, text) => sum + Buffer.byteLength(text, 'utf8') + TOKENS_PER_INPUT, 0);
+}
+
+/**
+ * The providers that can serve the request. `dimensions` needs providers that list it in
+ * supported_parameters and a value no larger than the model's `parameters.dimensions.max`.
+ */
+export function embeddingRoutes(model: CatalogueModel, dimensions: number | undefined): ProviderRoute[] {
+  if (dimensions === undefined) return model.routes;
+  const routes = model.routes.filter((route) => route.supportedParameters.includes('dimensions'));
+  if (routes.length === 0) throw new DomainError('invalid_request', `The model ${model.entry.id} does not support dimensions`, 'dimensions');
+  const max = model.entry.parameters['dimensions']?.max ?? 0;
+  if (dimensions > max) throw new DomainError('invalid_request', `dimensions must be at most ${max} for the model ${model.entry.id}`, 'dimensions');
+  return routes;
+}
+
+/** The most the request can cost at the dearest of its providers, so a fallback never costs more than was held. */
+export function maxEmbeddingCost(routes: ProviderRoute[], promptBound: number): Decimal {
+  return Decimal.max(...routes.map((route) => embeddingCost(route.pricing, promptBound)));
+}
+
+/** As OpenAI encodes it: the vector as little-endian float32 bytes, base64. */
+export function float32Base64(vector: number[]): string {
+  const bytes = Buffer.alloc(vector.length * 4);
+  vector.forEach((value, i) => bytes.writeFloatLE(value, i * 4));
+  return bytes.toString('base64');
+}
+
+export function embeddingData(vectors: number[][], format: EmbeddingEncodingFormat): EmbeddingList['data'] {
+  return vectors.map((vector, index) => ({ object: 'embedding', embedding: format === 'base64' ? float32Base64(vector) : vector, index }));
+}
+
+/** The generation as billing and history see it. */
+export function billedEmbedding(generation: EmbeddingGeneration): BilledGeneration {
+  return {
+    generationId: generation.id,
+    principal: generation.principal,
+    model: generation.model.entry.id,
+    modelDisplayName: generation.model.entry.name,
+    requestType: 'embedding',
+    apiType: 'embeddings',
+    responseMode: 'sync',
+    startedAt: generation.startedAt,
+    firstOutputAt: generation.firstOutputAt,
+    attempts: generation.attempts,
+  };
+}

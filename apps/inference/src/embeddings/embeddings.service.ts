@@ -1,0 +1,109 @@
+import { Injectable } from '@nestjs/common';
+import Decimal from 'decimal.js';
+import { randomUUID } from 'node:crypto';
+import { DomainError, EmbeddingList } from '@gw/contracts';
+import type { EmbeddingRpcMessageDto } from '@gw/dto';
+import { costNumber, embeddingCost, roundCost } from '@gw/pricing';
+import { ModelCatalogue } from '../catalogue/model-catalogue';
+import { attempt, upstreamDomainError } from '../chat/chat-generation';
+import { GenerationBilling, GenerationOutcome } from '../generations/generation-billing.service';
+import { UpstreamFailure } from '../providers/upstream-chat';
+import { toUpstreamFailure } from '../providers/upstream-http';
+import {
+  EmbeddingGeneration,
+  embeddingData,
+  billedEmbedding,
+  embeddingInputs,
+  embeddingPromptBound,
+  embeddingRoutes,
+  maxEmbeddingCost,
+} from './embedding-plan';
+import { OpenAiEmbeddingsAdapter } from './openai-embeddings.adapter';
+
+
+/**
+ * One embedding request: resolve the model (the alias notation does not apply, so `@` is part of
+ * an unknown id), reserve the cost of an upper bound of the input tokens, call the providers in
+ * order until one answers, and settle through the durable finished event whatever the outcome.
+ */
+@Injectable()
+export class EmbeddingsService {
+  constructor(
+    private readonly catalogue: ModelCatalogue,
+    private readonly adapter: OpenAiEmbeddingsAdapter,
+    private readonly billing: GenerationBilling,
+  ) {}
+
+  async create(request: EmbeddingRpcMessageDto): Promise<EmbeddingList> {
+    const { body } = request;
+    const model = this.catalogue.find(body.model);
+    if (!model) throw new DomainError('invalid_model', `The model ${body.model} does not exist`, 'model');
+    if (model.entry.type !== 'embedding') throw new DomainError('invalid_model', `The model ${body.model} is not an embedding model`, 'model');
+    const routes = embeddingRoutes(model, body.dimensions);
+    const inputs = embeddingInputs(body.input);
+    const generation: EmbeddingGeneration = {
+      id: request.generationId ?? `gen-${randomUUID()}`,
+      principal: request.principal,
+      model,
+      routes,
+      inputs,
+      promptBound: embeddingPromptBound(inputs),
+      reserved: new Decimal(0),
+      startedAt: new Date(),
+      firstOutputAt: null,
+      attempts: [],
+    };
+    await this.reserve(generation);
+
+    let failure: UpstreamFailure | null = null;
+    for (const route of routes) {
+      const started = Date.now();
+      try {
+        // An embedding is short and charged only once it is complete, so a client leaving does not abort it.
+        const result = await this.adapter.embed({
+          baseUrl: route.baseUrl,
+          apiKey: route.apiKey,
+          request: {
+            model: route.upstreamModel,
+            input: inputs,
+            ...(body.dimensions !== undefined ? { dimensions: body.dimensions } : {}),
+            ...(body.user !== undefined ? { user: body.user } : {}),
+          },
+          signal: new AbortController().signal,
+        });
+        generation.firstOutputAt = Date.now();
+        generation.attempts.push(attempt(route, generation.attempts.length + 1, started, null));
+        // A provider that reports no usage is charged for the bound that was reserved.
+        const promptTokens = result.promptTokens ?? generation.promptBound;
+        const cost = roundCost(Decimal.min(embeddingCost(route.pricing, promptTokens), generation.reserved));
+        const usage = { prompt_tokens: promptTokens, completion_tokens: 0, total_tokens: promptTokens };
+        await this.finish(generation, { status: 'completed', provider: route.name, finishReason: 'stop', usage, cost, error: null });
+        const rub = costNumber(cost);
+        return {
+          id: generation.id,
+          object: 'list',
+          data: embeddingData(result.vectors, body.encoding_format ?? 'float'),
+          model: model.entry.id,
+          usage: { prompt_tokens: promptTokens, total_tokens: promptTokens, cost_rub: rub, cost: rub },
+        };
+      } catch (err) {
+        failure = toUpstreamFailure(err);
+        generation.attempts.push(attempt(route, generation.attempts.length + 1, started, failure));
+        if (!failure.retryable) break;
+      }
+    }
+    const error = upstreamDomainError(failure);
+    await this.finish(generation, { status: 'failed', provider: generation.attempts.at(-1)?.provider ?? null, finishReason: null, usage: null, cost: new Decimal(0), error: { code: error.code, message: error.message } });
+    throw error;
+  }
+
+  private async reserve(generation: EmbeddingGeneration): Promise<void> {
+    // The input is known in full, so the least and the most the request may cost are the same bound.
+    const amount = maxEmbeddingCost(generation.routes, generation.promptBound);
+    generation.reserved = await this.billing.reserve(billedEmbedding(generation), amount, amount);
+  }
+
+  private finish(generation: EmbeddingGeneration, outcome: GenerationOutcome): Promise<void> {
+    return this.billing.finish(billedEmbedding(generation), outcome);
+  }
+}

@@ -1,0 +1,235 @@
+import type { MessagesResponse, NamedServerSentEvent } from '@gw/contracts';
+import type { MessagesRequestDto } from '@gw/dto';
+import { chunk, completion, GENERATION_ID, TEXT_CHUNKS, TEXT_THEN_TOOL_CHUNKS, TOOL_CHUNKS } from './format-fixtures';
+import type { StreamInput } from './event-stream';
+import { messageFromCompletion, messagesStreamTranslator, messagesToChatBody, stopReason, toolInput } from './messages-translation';
+
+const body = (fields: Partial<MessagesRequestDto> = {}): MessagesRequestDto =>
+  ({ model: 'demo/chat', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }], ...fields }) as MessagesRequestDto;
+
+describe('messagesToChatBody', () => {
+  it.each<[string, Partial<MessagesRequestDto>, Record<string, unknown>]>([
+    ['a string message and max_tokens', {}, { max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] }],
+    ['a string system prompt', { system: 'be brief' }, { messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'hi' }] }],
+    [
+      'system text blocks joined',
+      { system: [{ type: 'text', text: 'one' }, { type: 'text', text: 'two' }] },
+      { messages: [{ role: 'system', content: 'one\n\ntwo' }, { role: 'user', content: 'hi' }] },
+    ],
+    [
+      'text and images (base64 and url) as chat parts',
+      {
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'look' },
+              { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } },
+              { type: 'image', source: { type: 'url', url: 'https://x/y.png' } },
+            ],
+          },
+        ],
+      },
+      {
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'look' },
+              { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } },
+              { type: 'image_url', image_url: { url: 'https://x/y.png' } },
+            ],
+          },
+        ],
+      },
+    ],
+    [
+      'tool_use as tool_calls and tool_result as tool messages before the rest of the turn',
+      {
+        messages: [
+          { role: 'user', content: 'weather?' },
+          { role: 'assistant', content: [{ type: 'text', text: 'checking' }, { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Moscow' } }] },
+          {
+            role: 'user',
+            content: [
+              { type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'sunny' }] },
+              { type: 'text', text: 'and tomorrow?' },
+            ],
+          },
+        ],
+      },
+      {
+        messages: [
+          { role: 'user', content: 'weather?' },
+          { role: 'assistant', content: 'checking', tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Moscow"}' } }] },
+          { role: 'tool', tool_call_id: 'toolu_1', content: 'sunny' },
+          { role: 'user', content: [{ type: 'text', text: 'and tomorrow?' }] },
+        ],
+      },
+    ],
+    [
+      'an errored tool result, and an assistant turn of only a call',
+      {
+        messages: [
+          { role: 'assistant', content: [{ type: 'thinking' }, { type: 'tool_use', id: 't', name: 'f', input: {} }] },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'boom', is_error: true }] },
+        ],
+      },
+      {
+        messages: [
+          { role: 'assistant', content: null, tool_calls: [{ id: 't', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+          { role: 'tool', tool_call_id: 't', content: 'Error: boom' },
+        ],
+      },
+    ],
+    [
+      'tools with input_schema as function parameters',
+      { tools: [{ name: 'f', description: 'd', input_schema: { type: 'object' } }] },
+      { tools: [{ type: 'function', function: { name: 'f', description: 'd', parameters: { type: 'object' } } }] },
+    ],
+    ['tool_choice any as required', { tool_choice: { type: 'any' } }, { tool_choice: 'required' }],
+    ['tool_choice auto', { tool_choice: { type: 'auto' } }, { tool_choice: 'auto' }],
+    ['tool_choice none', { tool_choice: { type: 'none' } }, { tool_choice: 'none' }],
+    ['tool_choice tool as a named function', { tool_choice: { type: 'tool', name: 'f' } }, { tool_choice: { type: 'function', function: { name: 'f' } } }],
+    ['thinking enabled as reasoning with a budget', { thinking: { type: 'enabled', budget_tokens: 2048 } }, { reasoning: { enabled: true, max_tokens: 2048 } }],
+    ['thinking disabled', { thinking: { type: 'disabled' } }, { reasoning: { enabled: false } }],
+    [
+      'sampling, metadata.user_id as user, provider routing',
+      { temperature: 0.2, top_p: 0.8, metadata: { user_id: 'u-1' }, provider: { only: ['Mock Alpha'] } },
+      { temperature: 0.2, top_p: 0.8, user: 'u-1', provider: { only: ['Mock Alpha'] } },
+    ],
+  ])('maps %s', (_name, fields, expected) => {
+    expect(messagesToChatBody(body(fields), false)).toMatchObject({ model: 'demo/chat', stream: false, ...expected });
+  });
+
+  it('accepts top_k and stop_sequences without passing them on', () => {
+    const chat = messagesToChatBody(body({ top_k: 5, stop_sequences: ['END'] }), true);
+    expect(Object.keys(chat).sort()).toEqual(['max_tokens', 'messages', 'model', 'stream']);
+  });
+});
+
+describe('messageFromCompletion', () => {
+  it.each<[string, Parameters<typeof completion>, Partial<MessagesResponse>]>([
+    ['text', [{ role: 'assistant', content: 'hello' }], { content: [{ type: 'text', text: 'hello' }], stop_reason: 'end_turn' }],
+    [
+      'tool calls as tool_use blocks with parsed input',
+      [{ role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }] }, 'tool_calls'],
+      { content: [{ type: 'tool_use', id: 'call_1', name: 'f', input: { a: 1 } }], stop_reason: 'tool_use' },
+    ],
+    ['length as max_tokens', [{ role: 'assistant', content: 'one' }, 'length'], { stop_reason: 'max_tokens' }],
+    ['a filtered answer as refusal with no content', [{ role: 'assistant', content: '' }, 'content_filter'], { content: [], stop_reason: 'refusal' }],
+  ])('maps %s', (_name, args, expected) => {
+    expect(messageFromCompletion(completion(...args))).toMatchObject(expected);
+  });
+
+  it('carries the id, model, provider and usage with cost', () => {
+    expect(messageFromCompletion(completion({ role: 'assistant', content: 'x' }))).toEqual({
+      id: GENERATION_ID,
+      type: 'message',
+      role: 'assistant',
+      model: 'demo/chat',
+      content: [{ type: 'text', text: 'x' }],
+      stop_reason: 'end_turn',
+      stop_sequence: null,
+      usage: { input_tokens: 6, output_tokens: 2, cache_creation_input_tokens: null, cache_read_input_tokens: null, cost_rub: 0.0021, cost: 0.0021 },
+      provider: 'Mock Alpha',
+    });
+  });
+
+  it.each([
+    ['{"a":1}', { a: 1 }],
+    ['', {}],
+    ['[1]', { _raw: '[1]' }],
+    ['{broken', { _raw: '{broken' }],
+  ])('reads tool arguments %p as an input object', (args, expected) => {
+    expect(toolInput(args)).toEqual(expected);
+  });
+
+  it.each([
+    ['stop', 'end_turn'],
+    ['length', 'max_tokens'],
+    ['tool_calls', 'tool_use'],
+    ['content_filter', 'refusal'],
+    ['something_else', 'end_turn'],
+  ])('maps finish reason %s to stop_reason %s', (finish, stop) => {
+    expect(stopReason(finish)).toBe(stop);
+  });
+});
+
+function run(inputs: StreamInput[]): NamedServerSentEvent[] {
+  const translator = messagesStreamTranslator();
+  let state = translator.initial;
+  const events: NamedServerSentEvent[] = [];
+  for (const input of inputs) {
+    const step = translator.step(state, input);
+    state = step.state;
+    events.push(...step.events);
+  }
+  return events;
+}
+const chunks = (list: typeof TEXT_CHUNKS) => list.map((c): StreamInput => ({ kind: 'chunk', chunk: c }));
+
+describe('messagesStreamTranslator', () => {
+  it.each<[string, typeof TEXT_CHUNKS, string[]]>([
+    [
+      'text',
+      TEXT_CHUNKS,
+      ['message_start', 'content_block_start', 'content_block_delta', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop'],
+    ],
+    [
+      'a tool call',
+      TOOL_CHUNKS,
+      ['message_start', 'content_block_start', 'content_block_delta', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop'],
+    ],
+    [
+      'text, then a tool call',
+      TEXT_THEN_TOOL_CHUNKS,
+      [
+        'message_start',
+        'content_block_start',
+        'content_block_delta',
+        'content_block_stop',
+        'content_block_start',
+        'content_block_delta',
+        'content_block_stop',
+        'message_delta',
+        'message_stop',
+      ],
+    ],
+    ['an empty filtered answer', [chunk({ role: 'assistant', content: '' }, 'content_filter')], ['message_start', 'message_delta', 'message_stop']],
+  ])('emits the native events for %s, each naming its type', (_name, list, names) => {
+    const events = run(chunks(list));
+    expect(events.map((e) => e.event)).toEqual(names);
+    expect(events.every((e) => e.data.type === e.event)).toBe(true);
+  });
+
+  it('starts the message, streams text deltas and ends with stop_reason and usage with cost', () => {
+    const events = run(chunks(TEXT_CHUNKS));
+    expect(events[0].data.message).toMatchObject({ id: GENERATION_ID, type: 'message', role: 'assistant', model: 'demo/chat', content: [], stop_reason: null });
+    expect(events[1].data).toEqual({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
+    expect(events[2].data).toEqual({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'hello' } });
+    expect(events[5].data).toEqual({
+      type: 'message_delta',
+      delta: { stop_reason: 'end_turn', stop_sequence: null },
+      usage: { input_tokens: 6, output_tokens: 2, cache_creation_input_tokens: null, cache_read_input_tokens: null, cost_rub: 0.0021, cost: 0.0021 },
+    });
+  });
+
+  it('streams tool input as input_json_delta on its own block', () => {
+    const events = run(chunks(TEXT_THEN_TOOL_CHUNKS));
+    expect(events[4].data).toEqual({ type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'call_2', name: 'lookup', input: {} } });
+    expect(events[5].data).toEqual({ type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '{}' } });
+    expect(events[7].data).toMatchObject({ delta: { stop_reason: 'tool_use' } });
+  });
+
+  it.each([
+    ['upstream_error', 'api_error'],
+    ['insufficient_balance', 'billing_error'],
+    ['upstream_timeout', 'api_error'],
+    ['rate_limited', 'rate_limit_error'],
+  ] as const)('turns %s after the start into an error event of type %s', (code, type) => {
+    const events = run([...chunks(TEXT_CHUNKS.slice(0, 1)), { kind: 'error', error: { code, message: 'broke off', param: null } }, ...chunks(TEXT_CHUNKS.slice(1))]);
+    expect(events.map((e) => e.event)).toEqual(['message_start', 'content_block_start', 'content_block_delta', 'error']);
+    expect(events.at(-1)?.data).toEqual({ type: 'error', error: { type, message: 'broke off' } });
+  });
+});

@@ -1,0 +1,99 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { BillingContracts, DomainError, GenerationFinalStatus, GenerationFinishedEvent, TokenUsage } from '@gw/contracts';
+import { RpcClient } from '@gw/platform';
+import { costString } from '@gw/pricing';
+import Decimal from 'decimal.js';
+import type { NewAttempt } from './generation-outbox.repository';
+import { GenerationRecorder } from './generation-recorder.service';
+import { ReservedGeneration, reserveRequest } from './reserve-request';
+
+/** What every paid generation (chat, embedding, transcription) knows about itself while it runs. */
+export interface BilledGeneration extends ReservedGeneration {
+  modelDisplayName: string;
+  startedAt: Date;
+  /** When the first output arrived (ms since epoch), for `latencyMs`. */
+  firstOutputAt: number | null;
+  attempts: NewAttempt[];
+}
+
+export interface GenerationOutcome {
+  status: GenerationFinalStatus;
+  provider: string | null;
+  finishReason: string | null;
+  usage: TokenUsage | null;
+  cost: Decimal;
+  error: { code: string; message: string } | null;
+}
+
+/** Billing refused the request itself: nothing was reserved, so there is nothing to settle. */
+const REFUSALS = new Set(['insufficient_balance', 'spending_limit_exceeded', 'invalid_request', 'forbidden', 'not_found']);
+
+export function generationFinishedEvent(generation: BilledGeneration, outcome: GenerationOutcome): GenerationFinishedEvent {
+  const { principal } = generation;
+  const apiKey = principal.kind === 'api_key' ? principal : null;
+  const now = Date.now();
+  const started = generation.startedAt.getTime();
+  return {
+    generationId: generation.generationId,
+    organizationId: principal.organizationId,
+    apiKeyId: apiKey?.apiKeyId ?? null,
+    apiKeyName: apiKey?.apiKeyName ?? null,
+    apiKeyShort: apiKey?.apiKeyShort ?? null,
+    userId: principal.userId ?? null,
+    model: generation.model,
+    modelDisplayName: generation.modelDisplayName,
+    requestType: generation.requestType,
+    apiType: generation.apiType,
+    responseMode: generation.responseMode,
+    status: outcome.status,
+    finishReason: outcome.finishReason,
+    provider: outcome.provider,
+    usage: outcome.usage,
+    cost: costString(outcome.cost),
+    generationTimeMs: now - started,
+    latencyMs: generation.firstOutputAt === null ? null : generation.firstOutputAt - started,
+    queueTimeMs: 0,
+    attemptsCount: generation.attempts.length,
+    isCancelled: outcome.status === 'cancelled',
+    error: outcome.error,
+    createdAt: generation.startedAt.toISOString(),
+    completedAt: new Date(now).toISOString(),
+  };
+}
+
+/**
+ * The two money steps every paid generation shares: hold its maximum cost before the upstream
+ * call, and report how it ended (a durable event that billing settles) whatever the outcome.
+ */
+@Injectable()
+export class GenerationBilling {
+  private readonly logger = new Logger('GenerationBilling');
+
+  constructor(
+    private readonly rpc: RpcClient,
+    private readonly recorder: GenerationRecorder,
+  ) {}
+
+  /** Answers the amount held; a refusal (402 and the like) passes through with nothing to settle. */
+  async reserve(generation: BilledGeneration, maxAmount: Decimal, minAmount: Decimal): Promise<Decimal> {
+    try {
+      const reservation = await this.rpc.request(BillingContracts.reserve, reserveRequest(generation, maxAmount, minAmount));
+      return new Decimal(reservation.reservedAmount);
+    } catch (err) {
+      const error = err instanceof DomainError ? err : new DomainError('service_unavailable', 'Billing is not available');
+      // A reservation that timed out may still exist; the failed event releases it.
+      if (!REFUSALS.has(error.code)) {
+        await this.finish(generation, { status: 'failed', provider: null, finishReason: null, usage: null, cost: new Decimal(0), error: { code: error.code, message: error.message } });
+      }
+      throw error;
+    }
+  }
+
+  async finish(generation: BilledGeneration, outcome: GenerationOutcome): Promise<void> {
+    try {
+      await this.recorder.finished(generationFinishedEvent(generation, outcome), generation.attempts);
+    } catch (err) {
+      this.logger.error(`Generation ${generation.generationId} could not be recorded: ${(err as Error).message}`);
+    }
+  }
+}

@@ -1,0 +1,53 @@
+import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { BillingEvents, GenerationFinishedEvent } from '@gw/contracts';
+import { DurableEvents } from '@gw/platform';
+import { GenerationOutboxRepository, NewAttempt } from './generation-outbox.repository';
+
+/**
+ * Makes a finished generation durable: the event and its attempts are committed first, then
+ * published; a publish that fails is left to the OutboxRelay, so the event is never lost. The
+ * publish runs after the caller has its answer: once committed the event is safe, and the client
+ * need not wait for billing to settle it.
+ */
+@Injectable()
+export class GenerationRecorder implements OnApplicationShutdown {
+  private readonly logger = new Logger('GenerationRecorder');
+  private readonly publishing = new Set<Promise<boolean>>();
+
+  constructor(
+    private readonly outbox: GenerationOutboxRepository,
+    private readonly events: DurableEvents,
+  ) {}
+
+  async finished(event: GenerationFinishedEvent, attempts: NewAttempt[]): Promise<void> {
+    const message = { messageId: event.generationId, subject: BillingEvents.generationFinished.subject, payload: event };
+    try {
+      await this.outbox.saveFinished(event.organizationId, event.generationId, attempts, message);
+    } catch (err) {
+      // Without the database the outbox cannot hold the event: publishing it directly is the best left.
+      this.logger.error(`Event ${event.generationId} not stored, publishing directly: ${(err as Error).message}`);
+      await this.events.publish(BillingEvents.generationFinished, event, event.generationId);
+      return;
+    }
+    const publishing = this.publish(event.organizationId, event.generationId, event);
+    this.publishing.add(publishing);
+    void publishing.finally(() => this.publishing.delete(publishing));
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.all(this.publishing);
+  }
+
+  /** Publishes one stored event; JetStream deduplicates by the generation id, billing is idempotent by it too. */
+  async publish(organizationId: string, messageId: string, event: GenerationFinishedEvent): Promise<boolean> {
+    try {
+      await this.events.publish(BillingEvents.generationFinished, event, messageId);
+      await this.outbox.markPublished(organizationId, messageId);
+      return true;
+    } catch (err) {
+      this.logger.warn(`Event ${messageId} not published yet, the relay retries: ${(err as Error).message}`);
+      await this.outbox.countFailedPublish(organizationId, messageId).catch(() => undefined);
+      return false;
+    }
+  }
+}

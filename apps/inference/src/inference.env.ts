@@ -1,0 +1,42 @@
+import { IsInt, IsString, Max, Min, MinLength } from 'class-validator';
+import { ServiceEnv } from '@gw/platform';
+
+export class InferenceEnv extends ServiceEnv {
+  /** The model catalogue; a relative path is resolved against the working directory. */
+  @IsString()
+  @MinLength(1)
+  CATALOGUE_FILE: string = 'config/catalogue.demo.json';
+
+  /** Substituted for `${MOCK_UPSTREAM_URL}` in the catalogue's base URLs. */
+  @IsString()
+  MOCK_UPSTREAM_URL: string = 'http://127.0.0.1:4010';
+
+  /** The key the demo catalogue sends to mock-upstream (it checks only that one is sent). */
+  @IsString()
+  MOCK_UPSTREAM_API_KEY: string = 'mock-upstream-key';
+
+  /** Longest wait for an upstream's response headers and between two chunks of its body. */
+  @IsInt()
+  @Min(100)
+  @Max(3_600_000)
+  UPSTREAM_TIMEOUT_MS: number = 60_000;
+
+  /**
+   * How long a stream waits for a provider's first output before trying the next provider; a
+   * provider's catalogue `routing.firstTokenTimeoutMs` overrides it.
+   */
+  @IsInt()
+  @Min(100)
+  @Max(3_600_000)
+  FIRST_TOKEN_TIMEOUT_MS: number = 30_000;
+
+  /** Without a client max_tokens, the least completion the balance must cover (else 402). */
+  @IsInt()
+  @Min(1)
+  MIN_COMPLETION_TOKENS: number = 16;
+
+  /** How often unpublished generation events are published again. */
+  @IsInt()
+  @Min(100)
+  OUTBOX_RELAY_INTERVAL_MS: number = 5_000;
+}

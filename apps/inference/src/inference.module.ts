@@ -1,0 +1,75 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { ServiceDatabaseModule, TransportModule, TransportOptions } from '@gw/platform';
+import { loadCatalogue } from './catalogue/catalogue-loader';
+import { ModelCatalogue } from './catalogue/model-catalogue';
+import { ModelsHandler } from './catalogue/models.handler';
+import { ChatCompletionHandler } from './chat/chat-completion.handler';
+import { CHAT_SETTINGS, ChatCompletionService } from './chat/chat-completion.service';
+import { GenerationCancelHandler } from './chat/generation-cancel.handler';
+import { GenerationCancellations } from './chat/generation-cancellations';
+import { inferenceDatabase } from './database/inference-database';
+import { FormatsHandler } from './formats/formats.handler';
+import { EmbeddingsHandler } from './embeddings/embeddings.handler';
+import { embeddingsProviders } from './embeddings/embeddings.providers';
+import { GenerationOutboxRepository } from './generations/generation-outbox.repository';
+import { GenerationBilling } from './generations/generation-billing.service';
+import { GenerationRecorder } from './generations/generation-recorder.service';
+import { OUTBOX_RELAY_INTERVAL, OutboxRelay } from './generations/outbox-relay.service';
+import { InferenceEnv } from './inference.env';
+import { ChatAdapters } from './providers/chat-adapters';
+import { TranscriptionHandler } from './transcriptions/transcription.handler';
+import { TranscriptionService } from './transcriptions/transcription.service';
+import { TranscriptionUpstream } from './transcriptions/transcription-upstream';
+
+export { InferenceEnv } from './inference.env';
+export { CatalogueError } from './catalogue/catalogue-loader';
+export const INFERENCE_QUEUE = 'inference';
+
+export interface InferenceOptions {
+  env: InferenceEnv;
+  transport: TransportOptions;
+  /**
+   * Where the catalogue's `apiKeyEnv` names and `${VAR}` templates are looked up, besides the
+   * env itself (distributed mode: process.env). Provider keys are per deployment, so they are not
+   * fields of InferenceEnv.
+   */
+  secrets?: Record<string, string | undefined>;
+}
+
+@Module({})
+export class InferenceModule {
+  /** Loads and validates the catalogue at once: an invalid file stops the service with a CatalogueError naming the problem. */
+  static register(options: InferenceOptions): DynamicModule {
+    const { env } = options;
+    const database = inferenceDatabase(env.DATABASE_URL);
+    const variables: Record<string, string | undefined> = {
+      ...options.secrets,
+      MOCK_UPSTREAM_URL: env.MOCK_UPSTREAM_URL,
+      MOCK_UPSTREAM_API_KEY: options.secrets?.['MOCK_UPSTREAM_API_KEY'] ?? env.MOCK_UPSTREAM_API_KEY,
+    };
+    const catalogue = new ModelCatalogue(loadCatalogue(env.CATALOGUE_FILE, variables));
+    return {
+      module: InferenceModule,
+      imports: [
+        TransportModule.forRoot(options.transport),
+        ServiceDatabaseModule.register(database),
+      ],
+      controllers: [ModelsHandler, ChatCompletionHandler, GenerationCancelHandler, FormatsHandler, EmbeddingsHandler, TranscriptionHandler],
+      providers: [
+        { provide: ModelCatalogue, useValue: catalogue },
+        { provide: ChatAdapters, useFactory: () => new ChatAdapters(env.UPSTREAM_TIMEOUT_MS) },
+        { provide: CHAT_SETTINGS, useValue: { minCompletionTokens: env.MIN_COMPLETION_TOKENS, firstTokenTimeoutMs: env.FIRST_TOKEN_TIMEOUT_MS } },
+        { provide: GenerationCancellations, useValue: new GenerationCancellations() },
+        { provide: OUTBOX_RELAY_INTERVAL, useValue: env.OUTBOX_RELAY_INTERVAL_MS },
+        GenerationOutboxRepository,
+        GenerationRecorder,
+        GenerationBilling,
+        OutboxRelay,
+        ChatCompletionService,
+        { provide: TranscriptionUpstream, useFactory: () => new TranscriptionUpstream(env.UPSTREAM_TIMEOUT_MS) },
+        TranscriptionService,
+        ...embeddingsProviders(env.UPSTREAM_TIMEOUT_MS),
+      ],
+    };
+  }
+}

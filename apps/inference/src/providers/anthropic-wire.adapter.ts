@@ -1,0 +1,229 @@
+import type { ChatMessageDto, ChatToolCallDto } from '@gw/dto';
+import {
+  ChatAdapter,
+  ChatAdapterCall,
+  UpstreamChatRequest,
+  UpstreamCompletion,
+  UpstreamFailure,
+  UpstreamStreamEvent,
+  UpstreamUsage,
+} from './upstream-chat';
+import { UpstreamHttp } from './upstream-http';
+
+const ANTHROPIC_VERSION = '2023-06-01';
+
+const FINISH_REASONS: Record<string, string> = {
+  end_turn: 'stop',
+  stop_sequence: 'stop',
+  pause_turn: 'stop',
+  max_tokens: 'length',
+  tool_use: 'tool_calls',
+  refusal: 'content_filter',
+};
+
+type AnthropicBlock =
+  | { type: 'text'; text: string }
+  | { type: 'image'; source: { type: 'url'; url: string } | { type: 'base64'; media_type: string; data: string } }
+  | { type: 'tool_use'; id: string; name: string; input: unknown }
+  | { type: 'tool_result'; tool_use_id: string; content: string };
+
+interface AnthropicMessage {
+  role: 'user' | 'assistant';
+  content: AnthropicBlock[];
+}
+
+interface AnthropicUsage {
+  input_tokens?: number;
+  output_tokens?: number;
+  cache_read_input_tokens?: number | null;
+  cache_creation_input_tokens?: number | null;
+}
+
+interface AnthropicResponse {
+  content?: Array<{ type: string; text?: string; id?: string; name?: string; input?: unknown }>;
+  stop_reason?: string | null;
+  usage?: AnthropicUsage;
+}
+
+/** The Anthropic messages wire (Anthropic, Mock Beta); baseUrl excludes `/v1`. Translates from and to the gateway's chat shape. */
+export class AnthropicWireAdapter implements ChatAdapter {
+  constructor(private readonly http: UpstreamHttp) {}
+
+  async complete(call: ChatAdapterCall): Promise<UpstreamCompletion> {
+    const response = await this.http.post(this.url(call), this.headers(call), toAnthropicRequest(call.request), call.signal);
+    const body = await this.http.json<AnthropicResponse>(response);
+    if (!Array.isArray(body.content)) throw new UpstreamFailure('protocol', 'Upstream answered without content');
+    const text = body.content.filter((b) => b.type === 'text').map((b) => b.text ?? '');
+    const toolCalls: ChatToolCallDto[] = body.content
+      .filter((b) => b.type === 'tool_use')
+      .map((b) => ({ id: b.id ?? '', type: 'function', function: { name: b.name ?? '', arguments: JSON.stringify(b.input ?? {}) } }));
+    return {
+      content: text.length > 0 ? text.join('') : toolCalls.length > 0 ? null : '',
+      toolCalls,
+      finishReason: finishReason(body.stop_reason),
+      usage: toUsage(body.usage, 0),
+    };
+  }
+
+  async *stream(call: ChatAdapterCall): AsyncIterable<UpstreamStreamEvent> {
+    const body = { ...toAnthropicRequest(call.request), stream: true };
+    const response = await this.http.post(this.url(call), this.headers(call), body, call.signal);
+    let input: AnthropicUsage = {};
+    const toolIndexByBlock = new Map<number, number>();
+    let stopped = false;
+    for await (const event of this.http.events(response)) {
+      const data = parse(event.data);
+      switch (data.type) {
+        case 'message_start':
+          input = data.message?.usage ?? {};
+          break;
+        case 'content_block_start':
+          if (data.content_block?.type === 'tool_use') {
+            const index = toolIndexByBlock.size;
+            toolIndexByBlock.set(data.index ?? 0, index);
+            yield { toolCalls: [{ index, id: data.content_block.id, type: 'function', function: { name: data.content_block.name, arguments: '' } }] };
+          }
+          break;
+        case 'content_block_delta':
+          if (data.delta?.type === 'text_delta' && data.delta.text) yield { content: data.delta.text };
+          if (data.delta?.type === 'input_json_delta' && data.delta.partial_json) {
+            yield { toolCalls: [{ index: toolIndexByBlock.get(data.index ?? 0) ?? 0, function: { arguments: data.delta.partial_json } }] };
+          }
+          break;
+        case 'message_delta': {
+          const usage = toUsage(input, data.usage?.output_tokens ?? 0);
+          yield { finishReason: finishReason(data.delta?.stop_reason), ...(usage ? { usage } : {}) };
+          break;
+        }
+        case 'message_stop':
+          stopped = true;
+          break;
+        case 'error':
+          throw new UpstreamFailure('protocol', `Upstream stream failed: ${data.error?.message ?? 'unknown error'}`);
+      }
+      if (stopped) break;
+    }
+    if (!stopped) throw new UpstreamFailure('protocol', 'Upstream stream ended without message_stop');
+  }
+
+  private url(call: ChatAdapterCall): string {
+    return `${call.baseUrl}/v1/messages`;
+  }
+
+  private headers(call: ChatAdapterCall): Record<string, string> {
+    return { 'x-api-key': call.apiKey ?? '', 'anthropic-version': ANTHROPIC_VERSION };
+  }
+}
+
+interface AnthropicStreamEvent {
+  type?: string;
+  index?: number;
+  message?: { usage?: AnthropicUsage };
+  content_block?: { type?: string; id?: string; name?: string };
+  delta?: { type?: string; text?: string; partial_json?: string; stop_reason?: string | null };
+  usage?: { output_tokens?: number };
+  error?: { message?: string };
+}
+
+function parse(data: string): AnthropicStreamEvent {
+  try {
+    return JSON.parse(data) as AnthropicStreamEvent;
+  } catch {
+    throw new UpstreamFailure('protocol', 'Upstream sent an event that is not JSON');
+  }
+}
+
+function finishReason(stop: string | null | undefined): string {
+  return (stop && FINISH_REASONS[stop]) ?? stop ?? 'stop';
+}
+
+function toUsage(usage: AnthropicUsage | undefined, streamedOutput: number): UpstreamUsage | null {
+  if (!usage || typeof usage.input_tokens !== 'number') return null;
+  const cached = usage.cache_read_input_tokens ?? 0;
+  return {
+    prompt_tokens: usage.input_tokens + cached + (usage.cache_creation_input_tokens ?? 0),
+    completion_tokens: Math.max(usage.output_tokens ?? 0, streamedOutput),
+    ...(cached > 0 ? { cached_prompt_tokens: cached } : {}),
+  };
+}
+
+export function toAnthropicRequest(request: UpstreamChatRequest): Record<string, unknown> {
+  const system = request.messages
+    .filter((m) => m.role === 'system' || m.role === 'developer')
+    .map((m) => textOf(m.content))
+    .join('\n\n');
+  const messages: AnthropicMessage[] = [];
+  for (const message of request.messages) {
+    if (message.role === 'system' || message.role === 'developer') continue;
+    const role = message.role === 'assistant' ? 'assistant' : 'user';
+    const blocks = toBlocks(message);
+    const last = messages.at(-1);
+    if (last && last.role === role) last.content.push(...blocks);
+    else messages.push({ role, content: blocks });
+  }
+  return {
+    model: request.model,
+    max_tokens: request.max_tokens,
+    messages,
+    ...(system ? { system } : {}),
+    ...(request.temperature !== undefined ? { temperature: Math.min(request.temperature, 1) } : {}),
+    ...(request.top_p !== undefined ? { top_p: request.top_p } : {}),
+    ...(request.tools?.length
+      ? {
+          tools: request.tools.map((tool) => ({
+            name: tool.function.name,
+            ...(tool.function.description ? { description: tool.function.description } : {}),
+            input_schema: tool.function.parameters ?? { type: 'object', properties: {} },
+          })),
+        }
+      : {}),
+    ...(request.tools?.length && request.tool_choice ? { tool_choice: toolChoice(request.tool_choice) } : {}),
+    ...(request.user ? { metadata: { user_id: request.user } } : {}),
+  };
+}
+
+function toolChoice(choice: NonNullable<UpstreamChatRequest['tool_choice']>): Record<string, unknown> {
+  if (choice === 'required') return { type: 'any' };
+  if (choice === 'none') return { type: 'none' };
+  if (choice === 'auto') return { type: 'auto' };
+  return { type: 'tool', name: choice.function.name };
+}
+
+function toBlocks(message: ChatMessageDto): AnthropicBlock[] {
+  if (message.role === 'tool') return [{ type: 'tool_result', tool_use_id: message.tool_call_id ?? '', content: textOf(message.content) }];
+  const blocks: AnthropicBlock[] = [];
+  if (typeof message.content === 'string') {
+    if (message.content !== '') blocks.push({ type: 'text', text: message.content });
+  } else if (Array.isArray(message.content)) {
+    for (const part of message.content) {
+      if (part.type === 'text' && 'text' in part) blocks.push({ type: 'text', text: part.text });
+      if (part.type === 'image_url' && 'image_url' in part) blocks.push({ type: 'image', source: imageSource(part.image_url.url) });
+    }
+  }
+  for (const call of message.tool_calls ?? []) {
+    blocks.push({ type: 'tool_use', id: call.id, name: call.function.name, input: parseArguments(call.function.arguments) });
+  }
+  return blocks.length > 0 ? blocks : [{ type: 'text', text: '' }];
+}
+
+function imageSource(url: string): Extract<AnthropicBlock, { type: 'image' }>['source'] {
+  const data = /^data:([^;]+);base64,(.*)$/s.exec(url);
+  return data ? { type: 'base64', media_type: data[1], data: data[2] } : { type: 'url', url };
+}
+
+function parseArguments(args: string): unknown {
+  try {
+    return JSON.parse(args);
+  } catch {
+    return {};
+  }
+}
+
+function textOf(content: ChatMessageDto['content']): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((part) => (part.type === 'text' && 'text' in part ? part.text : ''))
+    .filter((t) => t !== '')
+    .join('\n');
+}

@@ -1,0 +1,81 @@
+import type { ChatMessageDto, ChatToolCallDto, ToolDto } from '@gw/dto';
+
+/** What the service asks of any provider, in the gateway's (OpenAI-like) chat shape. */
+export interface UpstreamChatRequest {
+  model: string;
+  messages: ChatMessageDto[];
+  max_tokens: number;
+  temperature?: number;
+  top_p?: number;
+  frequency_penalty?: number;
+  presence_penalty?: number;
+  tools?: ToolDto[];
+  tool_choice?: 'none' | 'auto' | 'required' | { type: 'function'; function: { name: string } };
+  response_format?: { type: string; json_schema?: Record<string, unknown> };
+  reasoning_effort?: string;
+  web_search_options?: Record<string, unknown>;
+  user?: string;
+}
+
+export interface UpstreamUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  reasoning_tokens?: number;
+  cached_prompt_tokens?: number;
+}
+
+export interface UpstreamCompletion {
+  content: string | null;
+  toolCalls: ChatToolCallDto[];
+  finishReason: string;
+  /** Null when the provider did not report usage. */
+  usage: UpstreamUsage | null;
+}
+
+export interface UpstreamToolCallDelta {
+  index: number;
+  id?: string;
+  type?: 'function';
+  function?: { name?: string; arguments?: string };
+}
+
+/** One increment of a streamed answer; any field may be absent. */
+export interface UpstreamStreamEvent {
+  content?: string;
+  toolCalls?: UpstreamToolCallDelta[];
+  finishReason?: string;
+  usage?: UpstreamUsage;
+}
+
+export type UpstreamFailureKind = 'connect' | 'timeout' | 'status' | 'protocol' | 'aborted';
+
+/** A provider call that failed; `retryable` failures before any output move on to the next provider. */
+export class UpstreamFailure extends Error {
+  constructor(
+    readonly kind: UpstreamFailureKind,
+    message: string,
+    readonly httpStatus: number | null = null,
+  ) {
+    super(message);
+    this.name = 'UpstreamFailure';
+  }
+
+  get retryable(): boolean {
+    if (this.kind === 'connect' || this.kind === 'timeout') return true;
+    if (this.kind === 'status') return this.httpStatus === 429 || this.httpStatus === 408 || (this.httpStatus ?? 0) >= 500;
+    return false;
+  }
+}
+
+export interface ChatAdapterCall {
+  baseUrl: string;
+  apiKey: string | null;
+  request: UpstreamChatRequest;
+  signal: AbortSignal;
+}
+
+/** One wire format. Implementations throw UpstreamFailure and never a DomainError. */
+export interface ChatAdapter {
+  complete(call: ChatAdapterCall): Promise<UpstreamCompletion>;
+  stream(call: ChatAdapterCall): AsyncIterable<UpstreamStreamEvent>;
+}

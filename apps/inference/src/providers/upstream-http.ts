@@ -1,0 +1,79 @@
+import { createParser, EventSourceMessage } from 'eventsource-parser';
+import { Agent, Dispatcher, errors, request } from 'undici';
+import { UpstreamFailure } from './upstream-chat';
+
+/** One keep-alive connection pool for every provider; headers and idle-body timeouts bound each call. */
+export class UpstreamHttp {
+  private readonly agent: Agent;
+
+  constructor(private readonly timeoutMs: number) {
+    this.agent = new Agent({ keepAliveTimeout: 30_000, connections: 128, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+  }
+
+  /** POSTs JSON; resolves with a 2xx response, otherwise throws UpstreamFailure (after draining the body). */
+  async post(url: string, headers: Record<string, string>, body: unknown, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await request(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+        dispatcher: this.agent,
+        signal,
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+      });
+    } catch (err) {
+      throw toUpstreamFailure(err);
+    }
+    if (response.statusCode < 200 || response.statusCode >= 300) {
+      const text = await response.body.text().catch(() => '');
+      throw new UpstreamFailure('status', `Upstream answered ${response.statusCode}: ${text.slice(0, 300)}`, response.statusCode);
+    }
+    return response;
+  }
+
+  async json<T>(response: Dispatcher.ResponseData): Promise<T> {
+    try {
+      return (await response.body.json()) as T;
+    } catch (err) {
+      throw err instanceof SyntaxError ? new UpstreamFailure('protocol', 'Upstream answered invalid JSON') : toUpstreamFailure(err);
+    }
+  }
+
+  /** The server-sent events of a response body, parsed incrementally as bytes arrive. */
+  async *events(response: Dispatcher.ResponseData): AsyncGenerator<EventSourceMessage> {
+    const pending: EventSourceMessage[] = [];
+    const parser = createParser({ onEvent: (event) => pending.push(event) });
+    const decoder = new TextDecoder();
+    try {
+      for await (const chunk of response.body) {
+        parser.feed(decoder.decode(chunk as Buffer, { stream: true }));
+        while (pending.length > 0) yield pending.shift() as EventSourceMessage;
+      }
+    } catch (err) {
+      throw toUpstreamFailure(err);
+    } finally {
+      if (!response.body.destroyed) response.body.destroy();
+    }
+  }
+
+  close(): Promise<void> {
+    return this.agent.close();
+  }
+}
+
+export function toUpstreamFailure(err: unknown): UpstreamFailure {
+  if (err instanceof UpstreamFailure) return err;
+  if (err instanceof errors.HeadersTimeoutError || err instanceof errors.BodyTimeoutError || err instanceof errors.ConnectTimeoutError) {
+    return new UpstreamFailure('timeout', 'Upstream did not answer in time');
+  }
+  const name = (err as Error)?.name;
+  if (name === 'AbortError' || err instanceof errors.RequestAbortedError) return new UpstreamFailure('aborted', 'Request cancelled');
+  const code = (err as { code?: string })?.code ?? (err as { cause?: { code?: string } })?.cause?.code;
+  const message = (err as Error)?.message ?? String(err);
+  if (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || err instanceof errors.SocketError) {
+    return new UpstreamFailure('protocol', `Upstream connection broke: ${message}`);
+  }
+  return new UpstreamFailure('connect', `Upstream not reachable: ${message}`);
+}

@@ -1,0 +1,147 @@
+import { Injectable } from '@nestjs/common';
+import Decimal from 'decimal.js';
+import { randomUUID } from 'node:crypto';
+import { AudioFormat, DomainError, GenerationFinishedEvent, TranscriptionReply } from '@gw/contracts';
+import { detectAudioFormat, TranscriptionRpcMessageDto } from '@gw/dto';
+import { roundCost, sttCost } from '@gw/pricing';
+import type { CatalogueModel, ProviderRoute } from '../catalogue/catalogue-loader';
+import { ModelCatalogue } from '../catalogue/model-catalogue';
+import { attempt, upstreamDomainError } from '../chat/chat-generation';
+import type { NewAttempt } from '../generations/generation-outbox.repository';
+import { BilledGeneration, GenerationBilling } from '../generations/generation-billing.service';
+import { UpstreamFailure } from '../providers/upstream-chat';
+import { toUpstreamFailure } from '../providers/upstream-http';
+import { durationBounds, DurationBounds } from './audio-duration';
+import { checkTranscriptionParams, transcriptionCapabilities } from './transcription-rules';
+import { billedDuration, transcriptionReply, transcriptionUsage } from './transcription-result';
+import { TranscriptionUpstream } from './transcription-upstream';
+
+
+const MIME_TYPES: Record<AudioFormat, string> = {
+  mp3: 'audio/mpeg',
+  wav: 'audio/wav',
+  m4a: 'audio/mp4',
+  flac: 'audio/flac',
+  ogg: 'audio/ogg',
+  webm: 'audio/webm',
+};
+
+interface Transcription {
+  id: string;
+  message: TranscriptionRpcMessageDto;
+  model: CatalogueModel;
+  startedAt: Date;
+  reserved: Decimal;
+  attempts: NewAttempt[];
+}
+
+type Outcome = Pick<GenerationFinishedEvent, 'status' | 'provider' | 'error'> & { cost: Decimal; finishedOutputAt: number | null };
+
+/**
+ * One transcription: resolve the model, reserve the cost of the longest the audio can be, call the
+ * providers in order until one answers, and settle the cost of the duration heard through the
+ * durable GenerationFinishedEvent (requestType `audio`, apiType `transcriptions`).
+ */
+@Injectable()
+export class TranscriptionService {
+  constructor(
+    private readonly catalogue: ModelCatalogue,
+    private readonly upstream: TranscriptionUpstream,
+    private readonly billing: GenerationBilling,
+  ) {}
+
+  async transcribe(message: TranscriptionRpcMessageDto): Promise<TranscriptionReply> {
+    const model = this.model(message.params.model);
+    const audio = Buffer.from(message.audio.base64, 'base64');
+    // The gateway checked the content already; a message from elsewhere must not reach a provider unchecked.
+    if (detectAudioFormat(audio) !== message.audio.format) throw new DomainError('invalid_request', 'The file is not audio in a supported format', 'file');
+    const bounds = durationBounds(audio, message.audio.format);
+    const capabilities = transcriptionCapabilities(model.entry);
+    checkTranscriptionParams(message.params, model.entry.id, capabilities, bounds.exact ?? bounds.lower);
+    const transcription = await this.reserve(message, model, bounds);
+    let failure: UpstreamFailure | null = null;
+    for (const route of model.routes) {
+      const started = Date.now();
+      try {
+        const upstream = await this.upstream.transcribe({
+          baseUrl: route.baseUrl,
+          apiKey: route.apiKey,
+          upstreamModel: route.upstreamModel,
+          audio,
+          filename: message.audio.filename,
+          mimeType: MIME_TYPES[message.audio.format],
+          params: message.params,
+          upstreamFormat: capabilities.diarizing ? 'diarized_json' : message.params.include?.length ? 'json' : 'verbose_json',
+        });
+        transcription.attempts.push(attempt(route, transcription.attempts.length + 1, started, null));
+        const duration = billedDuration(upstream, bounds.exact, bounds.lower);
+        const cost = this.cost(route, duration, transcription.reserved);
+        await this.finish(transcription, { status: 'completed', provider: route.name, error: null, cost, finishedOutputAt: Date.now() });
+        return transcriptionReply(transcription.id, model.entry.id, message.params, upstream, transcriptionUsage(duration, cost));
+      } catch (err) {
+        failure = toUpstreamFailure(err);
+        transcription.attempts.push(attempt(route, transcription.attempts.length + 1, started, failure));
+        if (!failure.retryable) break;
+      }
+    }
+    const error = upstreamDomainError(failure);
+    const provider = transcription.attempts.at(-1)?.provider ?? null;
+    await this.finish(transcription, { status: 'failed', provider, error: { code: error.code, message: error.message }, cost: new Decimal(0), finishedOutputAt: null });
+    throw error;
+  }
+
+  /** The named model, or the catalogue's first transcription model: the classic one in the demo catalogue. */
+  private model(id: string | undefined): CatalogueModel {
+    if (id === undefined) {
+      const first = this.catalogue.list().data.find((entry) => entry.type === 'transcription');
+      const model = first ? this.catalogue.find(first.id) : null;
+      if (!model) throw new DomainError('no_provider_available', 'No transcription model is configured');
+      return model;
+    }
+    const model = this.catalogue.find(id);
+    if (!model) throw new DomainError('invalid_model', `The model ${id} does not exist`, 'model');
+    if (model.entry.type !== 'transcription') throw new DomainError('invalid_model', `The model ${id} is not a transcription model`, 'model');
+    return model;
+  }
+
+  /** Holds the cost of the longest the audio can be on the dearest provider; at least that of the shortest on the cheapest. */
+  private async reserve(message: TranscriptionRpcMessageDto, model: CatalogueModel, bounds: DurationBounds): Promise<Transcription> {
+    const transcription: Transcription = { id: message.generationId ?? `gen-${randomUUID()}`, message, model, startedAt: new Date(), reserved: new Decimal(0), attempts: [] };
+    const maxAmount = Decimal.max(...model.routes.map((route) => sttCost(route.pricing, bounds.upper)));
+    const minAmount = Decimal.min(...model.routes.map((route) => sttCost(route.pricing, bounds.lower)));
+    transcription.reserved = await this.billing.reserve(this.billed(transcription, null), roundCost(maxAmount), roundCost(minAmount));
+    return transcription;
+  }
+
+  /** The duration's cost on the provider that answered, never above what was reserved. */
+  private cost(route: ProviderRoute, durationSeconds: number, reserved: Decimal): Decimal {
+    return roundCost(Decimal.min(sttCost(route.pricing, durationSeconds), reserved));
+  }
+
+  /** No token usage for audio; a completed transcription's finish reason is `stop`. */
+  private finish(transcription: Transcription, outcome: Outcome): Promise<void> {
+    return this.billing.finish(this.billed(transcription, outcome.finishedOutputAt), {
+      status: outcome.status,
+      provider: outcome.provider,
+      finishReason: outcome.status === 'completed' ? 'stop' : null,
+      usage: null,
+      cost: outcome.cost,
+      error: outcome.error,
+    });
+  }
+
+  private billed(transcription: Transcription, firstOutputAt: number | null): BilledGeneration {
+    return {
+      generationId: transcription.id,
+      principal: transcription.message.principal,
+      model: transcription.model.entry.id,
+      modelDisplayName: transcription.model.entry.name,
+      requestType: 'audio',
+      apiType: 'transcriptions',
+      responseMode: 'sync',
+      startedAt: transcription.startedAt,
+      firstOutputAt,
+      attempts: transcription.attempts,
+    };
+  }
+}

@@ -1,0 +1,155 @@
+import { randomUUID } from 'node:crypto';
+import { Principal, TranscriptionContracts, TranscriptionParams, TranscriptionReply, TranscriptionRequest } from '@gw/contracts';
+import { InferenceTestApp, POOR_ORGANIZATION } from './inference-test-app';
+
+/** A mono 16-bit PCM WAV with a 440 Hz tone. */
+function wav(seconds: number, rate = 16_000): Buffer {
+  const data = Buffer.alloc(seconds * rate * 2);
+  for (let i = 0; i < seconds * rate; i++) data.writeInt16LE(Math.round(Math.sin((2 * Math.PI * 440 * i) / rate) * 8000), i * 2);
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0, 'ascii');
+  header.writeUInt32LE(36 + data.length, 4);
+  header.write('WAVEfmt ', 8, 'ascii');
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20);
+  header.writeUInt16LE(1, 22);
+  header.writeUInt32LE(rate, 24);
+  header.writeUInt32LE(rate * 2, 28);
+  header.writeUInt16LE(2, 32);
+  header.writeUInt16LE(16, 34);
+  header.write('data', 36, 'ascii');
+  header.writeUInt32LE(data.length, 40);
+  return Buffer.concat([header, data]);
+}
+
+describe('inference transcriptions over NATS, Postgres and mock-upstream', () => {
+  let app: InferenceTestApp;
+  const principal: Principal = { kind: 'api_key', organizationId: randomUUID(), apiKeyId: randomUUID(), apiKeyName: 'k', apiKeyShort: 'abc123', userId: null };
+  const twoSeconds = wav(2).toString('base64');
+
+  const transcribe = (params: TranscriptionParams, audio: Partial<TranscriptionRequest['audio']> = {}, who: Principal = principal) =>
+    app.rpc.request(TranscriptionContracts.transcribe, {
+      principal: who,
+      generationId: `gen-${randomUUID()}`,
+      audio: { base64: twoSeconds, filename: 'tone.wav', format: 'wav', ...audio },
+      params,
+    });
+  const refusal = (promise: Promise<unknown>) => promise.then(() => null, (err: { code: string; param?: string | null }) => ({ code: err.code, param: err.param ?? null }));
+  const json = (reply: TranscriptionReply) => {
+    expect(reply.contentType).toBe('application/json');
+    return reply.contentType === 'application/json' ? reply.result : null;
+  };
+
+  beforeAll(async () => {
+    app = await InferenceTestApp.start({ UPSTREAM_TIMEOUT_MS: 2_000 });
+  });
+
+  afterAll(async () => {
+    await app.stop();
+  });
+
+  it('answers verbose_json with segments and words, reserves the WAV duration and settles its cost', async () => {
+    const reply = await transcribe({ model: 'demo/whisper', response_format: 'verbose_json', timestamp_granularities: ['word', 'segment'], language: 'en' });
+    const result = json(reply);
+    // 2 s at 0.60 RUB per minute = 0.02 RUB.
+    expect(result).toMatchObject({
+      text: 'The quick brown fox jumps over the lazy dog. Pack my box with five dozen liquor jugs.',
+      language: 'en',
+      duration: 2,
+      model: 'demo/whisper',
+      usage: { durationSeconds: 2, cost: 0.02, cost_rub: 0.02 },
+    });
+    expect(result?.segments).toHaveLength(2);
+    expect(result?.segments?.[1]).toMatchObject({ id: 1, start: 1, end: 2, text: ' Pack my box with five dozen liquor jugs.' });
+    expect(result?.words?.[0]).toEqual({ word: 'The', start: 0, end: expect.any(Number) });
+    const reserve = app.reserveRequests.find((r) => r.generationId === reply.id);
+    // The WAV header states the length, so the hold is exact.
+    expect(reserve).toMatchObject({ maxAmount: '0.02', minAmount: '0.02', model: 'demo/whisper', requestType: 'audio', apiType: 'transcriptions', responseMode: 'sync' });
+    expect(await app.eventOf(reply.id)).toMatchObject({
+      status: 'completed',
+      cost: '0.02',
+      provider: 'Mock Alpha',
+      model: 'demo/whisper',
+      requestType: 'audio',
+      apiType: 'transcriptions',
+      responseMode: 'sync',
+      attemptsCount: 1,
+      error: null,
+    });
+  });
+
+  it('defaults to the classic model and json with text only', async () => {
+    const result = json(await transcribe({}));
+    expect(result).toEqual({ text: expect.stringContaining('quick brown fox'), model: 'demo/whisper', usage: { durationSeconds: 2, cost: 0.02, cost_rub: 0.02 } });
+  });
+
+  it('passes logprobs through for json', async () => {
+    const result = json(await transcribe({ include: ['logprobs'] }));
+    expect(result?.logprobs?.length).toBeGreaterThan(0);
+  });
+
+  it.each([
+    ['text', 'text/plain', /^The quick brown fox .* liquor jugs\.$/],
+    ['srt', 'application/x-subrip', /^1\n00:00:00,000 --> 00:00:01,000\nThe quick brown fox jumps over the lazy dog\.\n\n2\n00:00:01,000 --> 00:00:02,000\n/],
+    ['vtt', 'text/vtt', /^WEBVTT\n\n00:00:00\.000 --> 00:00:01\.000\nThe quick brown fox/],
+  ] as const)('renders %s as %s', async (format, contentType, body) => {
+    const reply = await transcribe({ response_format: format });
+    expect(reply.contentType).toBe(contentType);
+    expect(reply.contentType !== 'application/json' && reply.body).toMatch(body);
+  });
+
+  it('marks speakers with the diarizing model', async () => {
+    const result = json(await transcribe({ model: 'demo/transcribe-diarize', response_format: 'diarized_json', known_speaker_names: ['Anna', 'Boris'] }));
+    expect(result?.segments?.map((s) => s.speaker)).toEqual(['Anna', 'Boris']);
+    // 2 s at 0.90 RUB per minute.
+    expect(result?.usage).toEqual({ durationSeconds: 2, cost: 0.03, cost_rub: 0.03 });
+  });
+
+  it('bounds the hold of a compressed file by bitrates and bills the duration the provider heard', async () => {
+    // 16 000 bytes of MPEG frames: at least 0.4 s (320 kbit/s), at most 21.33 s (6 kbit/s); mock-upstream hears 1 s (128 kbit/s).
+    const mp3 = Buffer.alloc(16_000, 0);
+    mp3.set([0xff, 0xfb, 0x90, 0x64]);
+    const reply = await transcribe({ response_format: 'verbose_json' }, { base64: mp3.toString('base64'), filename: 'a.mp3', format: 'mp3' });
+    expect(json(reply)?.usage).toEqual({ durationSeconds: 1, cost: 0.01, cost_rub: 0.01 });
+    expect(app.reserveRequests.find((r) => r.generationId === reply.id)).toMatchObject({ minAmount: '0.004', maxAmount: '0.21333333' });
+  });
+
+  it.each<[string, TranscriptionParams, Partial<TranscriptionRequest['audio']>, string]>([
+    ['streaming on the classic model', { stream: true }, {}, 'stream'],
+    ['an unknown model', { model: 'demo/nope' }, {}, 'model'],
+    ['a chat model', { model: 'demo/chat' }, {}, 'model'],
+    ['a temperature above 1', { temperature: 1.5 }, {}, 'params.temperature'],
+    ['five known speakers', { known_speaker_names: ['a', 'b', 'c', 'd', 'e'] }, {}, 'params.known_speaker_names'],
+    ['a language that is not ISO-639-1', { language: 'english' }, {}, 'params.language'],
+    ['content that does not match its format', {}, { format: 'mp3' }, 'file'],
+    ['word timestamps with json', { timestamp_granularities: ['word'] }, {}, 'timestamp_granularities'],
+  ])('refuses %s without reserving', async (_label, params, audio, param) => {
+    const before = app.reserveRequests.length;
+    expect(await refusal(transcribe(params, audio))).toEqual({ code: expect.stringMatching(/^invalid_(request|model)$/), param });
+    expect(app.reserveRequests.length).toBe(before);
+  });
+
+  it('requires chunking_strategy for more than 30 s on the diarizing model', async () => {
+    // A low sample rate keeps the message under NATS's default 1 MB max_payload (docs/decisions.md).
+    const long = wav(31, 2_000).toString('base64');
+    expect(await refusal(transcribe({ model: 'demo/transcribe-diarize' }, { base64: long }))).toEqual({ code: 'invalid_request', param: 'chunking_strategy' });
+    expect(json(await transcribe({ model: 'demo/transcribe-diarize', chunking_strategy: 'auto' }, { base64: long }))?.usage.durationSeconds).toBe(31);
+  });
+
+  it('passes a refusal by billing on without recording anything', async () => {
+    const poor = { ...principal, organizationId: POOR_ORGANIZATION };
+    expect(await refusal(transcribe({}, {}, poor))).toEqual({ code: 'insufficient_balance', param: null });
+  });
+
+  it('records a provider failure at zero cost', async () => {
+    const generationId = `gen-${randomUUID()}`;
+    const failed = app.rpc.request(TranscriptionContracts.transcribe, {
+      principal,
+      generationId,
+      audio: { base64: twoSeconds, filename: 'tone.wav', format: 'wav' },
+      params: { prompt: '[[fail:502]]' },
+    });
+    expect(await refusal(failed)).toEqual({ code: 'upstream_error', param: null });
+    expect(await app.eventOf(generationId)).toMatchObject({ status: 'failed', cost: '0', requestType: 'audio', error: { code: 'upstream_error' } });
+  });
+});

@@ -1,0 +1,3 @@
+import { ServiceEnv } from '@gw/platform';
+
+export class MediaEnv extends ServiceEnv {}

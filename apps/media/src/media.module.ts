@@ -1,0 +1,31 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { ServiceDatabaseModule, TransportModule, TransportOptions } from '@gw/platform';
+import { mediaDatabase } from './database/media-database';
+import { MediaGenerationHandler } from './generations/media-generation.handler';
+import { MediaGenerationRepository } from './generations/media-generation.repository';
+import { MediaGenerationService } from './generations/media-generation.service';
+import { MediaEnv } from './media.env';
+
+export { MediaEnv } from './media.env';
+export const MEDIA_QUEUE = 'media';
+
+export interface MediaOptions {
+  env: MediaEnv;
+  transport: TransportOptions;
+}
+
+@Module({})
+export class MediaModule {
+  static register(options: MediaOptions): DynamicModule {
+    const database = mediaDatabase(options.env.DATABASE_URL);
+    return {
+      module: MediaModule,
+      imports: [
+        TransportModule.forRoot(options.transport),
+        ServiceDatabaseModule.register(database),
+      ],
+      controllers: [MediaGenerationHandler],
+      providers: [MediaGenerationRepository, MediaGenerationService],
+    };
+  }
+}

@@ -1,0 +1,52 @@
+import { INestMicroservice } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { MediaContracts, Principal } from '@gw/contracts';
+import { RpcClient, startService, TransportModule, TransportOptions } from '@gw/platform';
+import { createTestDatabase, silentLogger, startTestNats, TestDatabase, TestNats } from '@gw/testing';
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { MEDIA_QUEUE, MediaEnv, MediaModule } from '../src/media.module';
+
+describe('media service over NATS and Postgres', () => {
+  let db: TestDatabase;
+  let nats: TestNats;
+  let service: INestMicroservice;
+  let client: RpcClient;
+  let closeClient: () => Promise<void>;
+  const organizationId = randomUUID();
+  const principal: Principal = { kind: 'user', organizationId, userId: randomUUID(), role: 'admin' };
+
+  beforeAll(async () => {
+    db = await createTestDatabase('media');
+    nats = await startTestNats();
+    const env = Object.assign(new MediaEnv(), { DATABASE_URL: db.url });
+    const transport: TransportOptions = { kind: 'nats', servers: nats.url, rpcTimeoutMs: 5_000 };
+    service = await startService(MediaModule.register({ env, transport }), transport, MEDIA_QUEUE, silentLogger);
+    const moduleRef = await Test.createTestingModule({ imports: [TransportModule.forRoot(transport)] }).compile();
+    await moduleRef.init();
+    client = moduleRef.get(RpcClient);
+    closeClient = () => moduleRef.close();
+  });
+
+  afterAll(async () => {
+    await closeClient();
+    await service.close();
+    await db.drop();
+    await nats.stop();
+  });
+
+  it('runs its migrations into its own schema', async () => {
+    const ds = new DataSource({ type: 'postgres', url: db.url });
+    await ds.initialize();
+    const tables = await ds.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'media' ORDER BY 1`);
+    await ds.destroy();
+    expect(tables.map((t: { table_name: string }) => t.table_name)).toEqual(['generations', 'migrations']);
+  });
+
+  it('answers not_found for an unknown generation', async () => {
+    await expect(client.request(MediaContracts.getGeneration, { principal, id: 'gen_missing' })).rejects.toMatchObject({
+      code: 'not_found',
+      status: 404,
+    });
+  });
+});

@@ -1,0 +1,1 @@
+module.exports = require('../../tools/webpack/app-webpack.cjs')(__dirname, 'media');

@@ -1,0 +1,123 @@
+import { Body, Controller, Post, Req, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { answer, contentText, MockAnswer, sleep, toolArguments } from '../chat/mock-answer';
+import { cut, hasCredentials } from '../chat/upstream-credentials';
+
+interface OpenAiChatRequest {
+  model?: unknown;
+  messages?: Array<{ role?: unknown; content?: unknown }>;
+  max_tokens?: unknown;
+  max_completion_tokens?: unknown;
+  stream?: unknown;
+  stream_options?: { include_usage?: unknown };
+  tools?: Array<{ function?: { name?: unknown } }>;
+  tool_choice?: unknown;
+}
+
+let sequence = 0;
+
+/** `Mock Alpha`: the OpenAI chat-completions wire. */
+@ApiExcludeController()
+@Controller('alpha/v1')
+export class AlphaController {
+  @Post('chat/completions')
+  async chat(@Req() request: Request, @Body() body: OpenAiChatRequest, @Res() res: Response): Promise<void> {
+    if (!hasCredentials(request)) return openAiError(res, 401, 'invalid_api_key', 'Missing API key');
+    const messages = Array.isArray(body?.messages) ? body.messages : null;
+    if (!messages || messages.length === 0 || typeof body.model !== 'string') {
+      return openAiError(res, 400, 'invalid_request_error', 'model and messages are required');
+    }
+    const lastUser = [...messages].reverse().find((m) => m.role === 'user');
+    const reply = answer({
+      texts: messages.map((m) => contentText(m.content)),
+      lastUserText: contentText(lastUser?.content),
+      maxTokens: positiveInt(body.max_completion_tokens) ?? positiveInt(body.max_tokens),
+      forcedTool: forcedTool(body),
+    });
+    await sleep(reply.faults.delayMs);
+    if (reply.faults.failStatus !== null) {
+      return openAiError(res, reply.faults.failStatus, 'upstream_failure', `Injected failure ${reply.faults.failStatus}`);
+    }
+    const id = `chatcmpl-mock-${++sequence}`;
+    const created = Math.floor(Date.now() / 1000);
+    if (body.stream === true) return streamAnswer(res, reply, { id, created, model: body.model }, body.stream_options?.include_usage === true);
+    if (reply.faults.drop) {
+      res.socket?.destroy();
+      return;
+    }
+    res.status(200).json({
+      id,
+      object: 'chat.completion',
+      created,
+      model: body.model,
+      choices: [{ index: 0, message: message(reply, id), finish_reason: reply.finish, logprobs: null }],
+      usage: usage(reply),
+    });
+  }
+}
+
+function forcedTool(body: OpenAiChatRequest): string | null {
+  const tools = Array.isArray(body.tools) ? body.tools : [];
+  const first = tools[0]?.function?.name;
+  if (body.tool_choice === 'required' && typeof first === 'string') return first;
+  const named = (body.tool_choice as { function?: { name?: unknown } } | undefined)?.function?.name;
+  return typeof named === 'string' ? named : null;
+}
+
+function positiveInt(value: unknown): number | null {
+  return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : null;
+}
+
+function message(reply: MockAnswer, id: string): Record<string, unknown> {
+  if (reply.toolName === null) return { role: 'assistant', content: reply.words.join(' '), refusal: null };
+  return {
+    role: 'assistant',
+    content: null,
+    tool_calls: [{ id: `call_${id}`, type: 'function', function: { name: reply.toolName, arguments: toolArguments(reply.words) } }],
+  };
+}
+
+function usage(reply: MockAnswer): Record<string, number> {
+  return {
+    prompt_tokens: reply.promptTokens,
+    completion_tokens: reply.completionTokens,
+    total_tokens: reply.promptTokens + reply.completionTokens,
+  };
+}
+
+async function streamAnswer(
+  res: Response,
+  reply: MockAnswer,
+  head: { id: string; created: number; model: string },
+  includeUsage: boolean,
+): Promise<void> {
+  res.status(200);
+  res.setHeader('content-type', 'text/event-stream');
+  res.setHeader('cache-control', 'no-cache');
+  res.flushHeaders();
+  const send = (choices: unknown[], extra: Record<string, unknown> = {}) =>
+    res.write(`data: ${JSON.stringify({ ...head, object: 'chat.completion.chunk', choices, ...extra })}\n\n`);
+  const delta = (d: Record<string, unknown>, finish: string | null = null) => send([{ index: 0, delta: d, finish_reason: finish, logprobs: null }]);
+
+  delta({ role: 'assistant', content: reply.toolName === null ? '' : null });
+  if (reply.toolName !== null) {
+    delta({ tool_calls: [{ index: 0, id: `call_${head.id}`, type: 'function', function: { name: reply.toolName, arguments: '' } }] });
+    delta({ tool_calls: [{ index: 0, function: { arguments: toolArguments(reply.words) } }] });
+  } else {
+    for (const [index, word] of reply.words.entries()) {
+      if (index > 0 && reply.faults.slowMs > 0) await sleep(reply.faults.slowMs);
+      if (res.destroyed) return;
+      delta({ content: index === 0 ? word : ` ${word}` });
+      if (reply.faults.drop) return cut(res);
+    }
+  }
+  if (reply.faults.drop) return cut(res);
+  delta({}, reply.finish);
+  if (includeUsage) send([], { usage: usage(reply) });
+  res.end('data: [DONE]\n\n');
+}
+
+function openAiError(res: Response, status: number, type: string, messageText: string): void {
+  res.status(status).json({ error: { message: messageText, type, code: null, param: null } });
+}

@@ -1,0 +1,131 @@
+import { Body, Controller, Post, Req, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { answer, contentText, MockAnswer, MockFinish, sleep } from '../chat/mock-answer';
+import { cut, hasCredentials } from '../chat/upstream-credentials';
+
+interface AnthropicMessagesRequest {
+  model?: unknown;
+  system?: unknown;
+  messages?: Array<{ role?: unknown; content?: unknown }>;
+  max_tokens?: unknown;
+  stream?: unknown;
+  tools?: Array<{ name?: unknown }>;
+  tool_choice?: { type?: unknown; name?: unknown };
+}
+
+const STOP_REASONS: Record<MockFinish, string> = {
+  stop: 'end_turn',
+  length: 'max_tokens',
+  tool_calls: 'tool_use',
+  content_filter: 'refusal',
+};
+
+let sequence = 0;
+
+/** `Mock Beta`: the Anthropic messages wire. */
+@ApiExcludeController()
+@Controller('beta/v1')
+export class BetaController {
+  @Post('messages')
+  async messages(@Req() request: Request, @Body() body: AnthropicMessagesRequest, @Res() res: Response): Promise<void> {
+    if (!hasCredentials(request)) return anthropicError(res, 401, 'authentication_error', 'Missing API key');
+    const messages = Array.isArray(body?.messages) ? body.messages : null;
+    if (!messages || messages.length === 0 || typeof body.model !== 'string') {
+      return anthropicError(res, 400, 'invalid_request_error', 'model and messages are required');
+    }
+    if (typeof body.max_tokens !== 'number' || !Number.isInteger(body.max_tokens) || body.max_tokens < 1) {
+      return anthropicError(res, 400, 'invalid_request_error', 'max_tokens: Field required');
+    }
+    const system = contentText(body.system);
+    const lastUser = [...messages].reverse().find((m) => m.role === 'user');
+    const reply = answer({
+      texts: [...(system ? [system] : []), ...messages.map((m) => contentText(m.content))],
+      lastUserText: userText(lastUser?.content),
+      maxTokens: body.max_tokens,
+      forcedTool: forcedTool(body),
+    });
+    await sleep(reply.faults.delayMs);
+    if (reply.faults.failStatus !== null) {
+      return anthropicError(res, reply.faults.failStatus, 'api_error', `Injected failure ${reply.faults.failStatus}`);
+    }
+    const id = `msg_mock_${++sequence}`;
+    if (body.stream === true) return streamMessage(res, reply, id, body.model);
+    if (reply.faults.drop) {
+      res.socket?.destroy();
+      return;
+    }
+    res.status(200).json({
+      id,
+      type: 'message',
+      role: 'assistant',
+      model: body.model,
+      content: contentBlocks(reply, id),
+      stop_reason: STOP_REASONS[reply.finish],
+      stop_sequence: null,
+      usage: { input_tokens: reply.promptTokens, output_tokens: reply.completionTokens },
+    });
+  }
+}
+
+/** Tool results are not what the user said: only the text blocks of the last user turn are echoed. */
+function userText(content: unknown): string {
+  if (!Array.isArray(content)) return contentText(content);
+  return contentText(content.filter((part: { type?: unknown }) => part?.type === 'text'));
+}
+
+function forcedTool(body: AnthropicMessagesRequest): string | null {
+  const first = Array.isArray(body.tools) ? body.tools[0]?.name : undefined;
+  if (body.tool_choice?.type === 'any' && typeof first === 'string') return first;
+  if (body.tool_choice?.type === 'tool' && typeof body.tool_choice.name === 'string') return body.tool_choice.name;
+  return null;
+}
+
+function contentBlocks(reply: MockAnswer, id: string): unknown[] {
+  if (reply.toolName !== null) return [{ type: 'tool_use', id: `toolu_${id}`, name: reply.toolName, input: { text: reply.words.join(' ') } }];
+  if (reply.finish === 'content_filter') return [];
+  return [{ type: 'text', text: reply.words.join(' ') }];
+}
+
+async function streamMessage(res: Response, reply: MockAnswer, id: string, model: string): Promise<void> {
+  res.status(200);
+  res.setHeader('content-type', 'text/event-stream');
+  res.setHeader('cache-control', 'no-cache');
+  res.flushHeaders();
+  const send = (event: string, data: Record<string, unknown>) => res.write(`event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`);
+
+  send('message_start', {
+    message: {
+      id,
+      type: 'message',
+      role: 'assistant',
+      model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: reply.promptTokens, output_tokens: 0 },
+    },
+  });
+  if (reply.toolName !== null) {
+    send('content_block_start', { index: 0, content_block: { type: 'tool_use', id: `toolu_${id}`, name: reply.toolName, input: {} } });
+    send('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: JSON.stringify({ text: reply.words.join(' ') }) } });
+    send('content_block_stop', { index: 0 });
+  } else if (reply.finish !== 'content_filter') {
+    send('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
+    for (const [index, word] of reply.words.entries()) {
+      if (index > 0 && reply.faults.slowMs > 0) await sleep(reply.faults.slowMs);
+      if (res.destroyed) return;
+      send('content_block_delta', { index: 0, delta: { type: 'text_delta', text: index === 0 ? word : ` ${word}` } });
+      if (reply.faults.drop) return cut(res);
+    }
+    send('content_block_stop', { index: 0 });
+  }
+  if (reply.faults.drop) return cut(res);
+  send('message_delta', { delta: { stop_reason: STOP_REASONS[reply.finish], stop_sequence: null }, usage: { output_tokens: reply.completionTokens } });
+  send('message_stop', {});
+  res.end();
+}
+
+function anthropicError(res: Response, status: number, type: string, message: string): void {
+  res.status(status).json({ type: 'error', error: { type, message } });
+}

@@ -1,0 +1,187 @@
+import { INestApplication } from '@nestjs/common';
+import { createMockUpstreamApp } from '../src/mock-upstream.module';
+
+const silent = { log: () => undefined, error: () => undefined, warn: () => undefined };
+const auth = { authorization: 'Bearer test-key', 'content-type': 'application/json' };
+
+/** Test bodies are asserted field by field, so they are read untyped. */
+const loose = (value: unknown): any => value;
+
+describe('mock-upstream over real HTTP', () => {
+  let app: INestApplication;
+  let base: string;
+
+  beforeAll(async () => {
+    app = await createMockUpstreamApp(silent);
+    await app.listen(0, '127.0.0.1');
+    base = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+  });
+
+  afterAll(() => app.close());
+
+  const alpha = (body: Record<string, unknown>, headers: Record<string, string> = auth) =>
+    fetch(`${base}/alpha/v1/chat/completions`, { method: 'POST', headers, body: JSON.stringify({ model: 'alpha-chat', ...body }) });
+  const beta = (body: Record<string, unknown>) =>
+    fetch(`${base}/beta/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': 'test-key', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'beta-chat', max_tokens: 100, ...body }),
+    });
+  const user = (text: string) => [{ role: 'user', content: text }];
+
+  async function sseData(response: Response): Promise<string[]> {
+    const text = await response.text();
+    return text
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => line.slice('data: '.length));
+  }
+
+  it('answers GET /health', async () => {
+    const response = await fetch(`${base}/health`);
+    expect(response.status).toBe(200);
+    expect(await response.json().then(loose)).toEqual({ status: 'ok' });
+  });
+
+  describe('Mock Alpha (OpenAI wire)', () => {
+    it('echoes the last user text with usage by the documented token rule', async () => {
+      const response = await alpha({
+        messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: [{ type: 'text', text: 'hello  there world' }] }],
+      });
+      expect(response.status).toBe(200);
+      const body = await response.json().then(loose);
+      expect(body).toMatchObject({
+        object: 'chat.completion',
+        model: 'alpha-chat',
+        choices: [{ index: 0, message: { role: 'assistant', content: 'hello there world' }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 2 + 4 + 3 + 4, completion_tokens: 3, total_tokens: 16 },
+      });
+    });
+
+    it('refuses a request without credentials', async () => {
+      const response = await alpha({ messages: user('hi') }, { 'content-type': 'application/json' });
+      expect(response.status).toBe(401);
+      expect((await response.json().then(loose)).error.message).toBe('Missing API key');
+    });
+
+    it('truncates to max_tokens with finish length', async () => {
+      const body = await (await alpha({ messages: user('one two three four'), max_tokens: 2 })).json().then(loose);
+      expect(body.choices[0]).toMatchObject({ message: { content: 'one two' }, finish_reason: 'length' });
+      expect(body.usage.completion_tokens).toBe(2);
+    });
+
+    it('calls the first tool when tool_choice is required', async () => {
+      const tools = [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object' } } }];
+      const body = await (await alpha({ messages: user('find cats'), tools, tool_choice: 'required' })).json().then(loose);
+      expect(body.choices[0].finish_reason).toBe('tool_calls');
+      expect(body.choices[0].message.content).toBeNull();
+      expect(body.choices[0].message.tool_calls[0]).toMatchObject({
+        type: 'function',
+        function: { name: 'lookup', arguments: JSON.stringify({ text: 'find cats' }) },
+      });
+    });
+
+    it('streams chunks, a usage chunk on include_usage, and [DONE]', async () => {
+      const response = await alpha({ messages: user('alpha beta gamma'), stream: true, stream_options: { include_usage: true } });
+      expect(response.headers.get('content-type')).toContain('text/event-stream');
+      const data = await sseData(response);
+      expect(data.at(-1)).toBe('[DONE]');
+      const chunks = data.slice(0, -1).map((d) => JSON.parse(d));
+      expect(chunks.every((c) => c.object === 'chat.completion.chunk')).toBe(true);
+      expect(chunks.map((c) => c.choices[0]?.delta?.content ?? '').join('')).toBe('alpha beta gamma');
+      expect(chunks.at(-2).choices[0].finish_reason).toBe('stop');
+      expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 } });
+    });
+
+    it('streams without a usage chunk unless asked', async () => {
+      const data = await sseData(await alpha({ messages: user('x y'), stream: true }));
+      expect(data.slice(0, -1).some((d) => JSON.parse(d).usage)).toBe(false);
+    });
+
+    it.each([502, 429, 503])('answers [[fail:%i]] with that status', async (status) => {
+      const response = await alpha({ messages: user(`hello [[fail:${status}]]`) });
+      expect(response.status).toBe(status);
+      expect((await response.json().then(loose)).error.message).toBe(`Injected failure ${status}`);
+    });
+
+    it('waits [[delay:N]] before the first byte and removes the marker', async () => {
+      const started = Date.now();
+      const body = await (await alpha({ messages: user('slow [[delay:300]] answer') })).json().then(loose);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+      expect(body.choices[0].message.content).toBe('slow answer');
+    });
+
+    it.each(['alpha', 'beta'] as const)('paces the content chunks of a %s stream by [[slow:N]]', async (wire) => {
+      const started = Date.now();
+      const body = { messages: user('one two three [[slow:150]]'), stream: true };
+      const data = await sseData(await (wire === 'alpha' ? alpha(body) : beta(body)));
+      expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+      expect(data.join('\n')).toContain('three');
+    });
+
+    it('blocks [[filter]] with content_filter and empty content', async () => {
+      const body = await (await alpha({ messages: user('bad words [[filter]]') })).json().then(loose);
+      expect(body.choices[0]).toMatchObject({ message: { content: '' }, finish_reason: 'content_filter' });
+      expect(body.usage.completion_tokens).toBe(0);
+    });
+
+    it('cuts a stream after the first content chunk on [[drop]]', async () => {
+      const response = await alpha({ messages: user('one two three [[drop]]'), stream: true });
+      await expect(response.text()).rejects.toThrow();
+    });
+
+    it('destroys the socket of a plain call on [[drop]]', async () => {
+      await expect(alpha({ messages: user('one [[drop]]') })).rejects.toThrow();
+    });
+  });
+
+  describe('Mock Beta (Anthropic wire)', () => {
+    it('answers a message with usage', async () => {
+      const response = await beta({ system: 'be brief', messages: user('hi there') });
+      expect(response.status).toBe(200);
+      expect(await response.json().then(loose)).toMatchObject({
+        type: 'message',
+        role: 'assistant',
+        content: [{ type: 'text', text: 'hi there' }],
+        stop_reason: 'end_turn',
+        usage: { input_tokens: 2 + 4 + 2 + 4, output_tokens: 2 },
+      });
+    });
+
+    it('truncates to max_tokens with stop_reason max_tokens', async () => {
+      const body = await (await beta({ messages: user('a b c d'), max_tokens: 3 })).json().then(loose);
+      expect(body).toMatchObject({ content: [{ text: 'a b c' }], stop_reason: 'max_tokens' });
+    });
+
+    it('uses a tool when tool_choice is any', async () => {
+      const body = await (await beta({ messages: user('go'), tools: [{ name: 'run', input_schema: {} }], tool_choice: { type: 'any' } })).json().then(loose);
+      expect(body).toMatchObject({ stop_reason: 'tool_use', content: [{ type: 'tool_use', name: 'run', input: { text: 'go' } }] });
+    });
+
+    it('streams message events', async () => {
+      const data = (await sseData(await beta({ messages: user('one two'), stream: true }))).map((d) => JSON.parse(d));
+      expect(data.map((d) => d.type)).toEqual([
+        'message_start',
+        'content_block_start',
+        'content_block_delta',
+        'content_block_delta',
+        'content_block_stop',
+        'message_delta',
+        'message_stop',
+      ]);
+      expect(data.filter((d) => d.type === 'content_block_delta').map((d) => d.delta.text).join('')).toBe('one two');
+      expect(data[5]).toMatchObject({ delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 2 } });
+    });
+
+    it('answers [[fail:529]] in the Anthropic error shape', async () => {
+      const response = await beta({ messages: user('[[fail:529]]') });
+      expect(response.status).toBe(529);
+      expect(await response.json().then(loose)).toEqual({ type: 'error', error: { type: 'api_error', message: 'Injected failure 529' } });
+    });
+  });
+
+  it('Mock Broken answers 502 to everything', async () => {
+    const response = await fetch(`${base}/broken/v1/chat/completions`, { method: 'POST', headers: auth, body: '{}' });
+    expect(response.status).toBe(502);
+  });
+});

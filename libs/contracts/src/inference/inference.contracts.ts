@@ -1,0 +1,155 @@
+import { broadcast, rpc, stream } from '../contract';
+import type { Principal } from '../principal';
+
+/** Which public API the request came through; recorded in history as `apiType`. */
+export type InferenceApiType = 'chat_completions' | 'responses' | 'messages' | (string & {});
+
+/**
+ * The chat request body as the gateway validated it (ChatCompletionRequestDto of the dto library, which
+ * the service validates again); only the fields every side relies on are spelled out here.
+ */
+export interface ChatCompletionBody {
+  model: string;
+  stream?: boolean;
+}
+
+export interface ChatCompletionRequest {
+  principal: Principal;
+  body: ChatCompletionBody;
+  apiType: InferenceApiType;
+  /**
+   * Chosen by the gateway (`gen-<uuid>`) so that it can cancel the generation even before the first
+   * chunk names it; the service makes one up when absent.
+   */
+  generationId?: string;
+}
+
+/** The gateway's client went away: the replica running this generation aborts its upstream call. */
+export interface CancelGenerationEvent {
+  generationId: string;
+}
+
+export type ChatFinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | (string & {});
+
+export interface ChatToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+export interface ChatCompletionUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  /** Roubles rounded to 8 places; `cost` is the same number. */
+  cost_rub: number;
+  cost: number;
+}
+
+/** The "Chat completion" of the interface. */
+export interface ChatCompletion {
+  id: string;
+  object: 'chat.completion';
+  created: number;
+  model: string;
+  provider: string;
+  choices: Array<{ index: number; message: { role: 'assistant'; content: string | null; tool_calls?: ChatToolCall[] }; finish_reason: ChatFinishReason }>;
+  usage: ChatCompletionUsage;
+}
+
+export interface ChatToolCallDelta {
+  index: number;
+  id?: string;
+  type?: 'function';
+  function?: { name?: string; arguments?: string };
+}
+
+/** One streamed increment; the last chunk carries usage with the cost (DESIGN.md §5.4). */
+export interface ChatCompletionChunk {
+  id: string;
+  object: 'chat.completion.chunk';
+  created: number;
+  model: string;
+  provider: string;
+  choices: Array<{ index: number; delta: { role?: 'assistant'; content?: string | null; tool_calls?: ChatToolCallDelta[] }; finish_reason: ChatFinishReason | null }>;
+  usage?: ChatCompletionUsage;
+}
+
+export type CataloguePrice = string | Record<string, never>;
+
+/** The "Pricing object" of the interface: decimal strings per unit, `{}` where a unit does not apply. */
+export interface CataloguePricing {
+  currency: string;
+  prompt_per_million?: CataloguePrice;
+  completion_per_million?: CataloguePrice;
+  request_per_thousand?: CataloguePrice;
+  image_input_per_million?: CataloguePrice;
+  image_output_per_million?: CataloguePrice;
+  audio_per_million?: CataloguePrice;
+  web_search_per_thousand?: CataloguePrice;
+  internal_reasoning_per_million?: CataloguePrice;
+  input_cache_read_per_million?: CataloguePrice;
+  input_cache_write_per_million?: CataloguePrice;
+  input_audio_cache_per_million?: CataloguePrice;
+  stt_per_minute?: CataloguePrice;
+  tts_per_million_characters?: CataloguePrice;
+  video_per_second?: CataloguePrice;
+  per_request?: CataloguePrice;
+  tiers?: Array<{ conditions: string[]; cost_rub: string }>;
+  unitParam?: string;
+}
+
+export interface ParameterDescriptor {
+  required?: boolean;
+  description?: string;
+  max_length?: number;
+  min?: number;
+  max?: number;
+  default?: unknown;
+  values?: string[];
+}
+
+export interface ProviderDescriptor {
+  is_moderated: boolean;
+  pricing: CataloguePricing;
+  context_length: number | null;
+  max_completion_tokens: number | null;
+  supported_parameters: string[];
+  default_parameters: { temperature?: number | null; top_p?: number | null; frequency_penalty?: number | null };
+  per_request_limits: { prompt_tokens?: number | null; completion_tokens?: number | null } | null;
+  parameters?: Record<string, ParameterDescriptor>;
+}
+
+/** The "Model catalogue entry" of the interface, as `GET /v1/models` lists it (no routing data). */
+export interface ModelCatalogueEntry {
+  id: string;
+  name: string;
+  type: string;
+  created: number;
+  architecture: { input_modalities: string[]; output_modalities: string[]; modality: string; tokenizer: string; instruct_type: string };
+  top_provider: ProviderDescriptor;
+  endpoints: string[];
+  short_description: string;
+  providers: Array<ProviderDescriptor & { name: string }>;
+  parameters: Record<string, ParameterDescriptor>;
+  operations: Array<{ id: string; name: string; async: boolean; description: string; pricing: CataloguePricing; parameters: Record<string, ParameterDescriptor> }>;
+}
+
+export interface ModelList {
+  data: ModelCatalogueEntry[];
+}
+
+/** Filters of the model list; absent ones do not filter. */
+export interface ListModelsRequest {
+  type?: string;
+  endpoint?: string;
+}
+
+export const InferenceContracts = {
+  chatCompletion: rpc<ChatCompletionRequest, ChatCompletion>('inference.v1.chat-completion'),
+  /** Chunks in order; an error after the first chunk ends the stream. */
+  chatCompletionStream: stream<ChatCompletionRequest, ChatCompletionChunk>('inference.v1.chat-completion-stream'),
+  listModels: rpc<ListModelsRequest, ModelList>('inference.v1.list-models'),
+  /** Broadcast without a queue group: only the replica that runs the generation has anything to abort. */
+  cancelGeneration: broadcast<CancelGenerationEvent>('inference.v1.cancel-generation'),
+} as const;

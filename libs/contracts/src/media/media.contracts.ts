@@ -1,0 +1,29 @@
+import { rpc } from '../contract';
+import type { Principal } from '../principal';
+
+export type MediaGenerationStatus = 'pending' | 'processing' | 'completed' | 'failed' | 'cancelled';
+
+export interface GetMediaGenerationRequest {
+  principal: Principal;
+  id: string;
+}
+
+/** The Generation record of the interface. */
+export interface MediaGeneration {
+  id: string;
+  object: 'media.generation';
+  status: MediaGenerationStatus;
+  created: number;
+  model: string;
+  completed_at?: number;
+  data?: unknown;
+  usage?: Record<string, number>;
+  error?: { code: string; message: string };
+  content?: string;
+  reasoning_summary?: string;
+  warnings?: string[];
+}
+
+export const MediaContracts = {
+  getGeneration: rpc<GetMediaGenerationRequest, MediaGeneration>('media.v1.get-generation'),
+} as const;

@@ -1,0 +1,74 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Matches, MaxLength, Min, registerDecorator, ValidateNested, ValidationOptions } from 'class-validator';
+import type { EmbeddingBody, EmbeddingEncodingFormat, EmbeddingRequest, Principal } from '@gw/contracts';
+
+export const EMBEDDING_ENCODING_FORMATS = ['float', 'base64'] as const;
+/** As OpenAI: at most 2048 texts per request. */
+export const MAX_EMBEDDING_INPUTS = 2048;
+
+/** A non-empty string, or a non-empty array (at most MAX_EMBEDDING_INPUTS) of non-empty strings. Token arrays are not taken. */
+export function IsEmbeddingInput(options?: ValidationOptions) {
+  return (target: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isEmbeddingInput',
+      target: target.constructor,
+      propertyName,
+      options: { message: `${propertyName} must be a non-empty string or an array of 1 to ${MAX_EMBEDDING_INPUTS} non-empty strings`, ...options },
+      validator: {
+        validate: (value: unknown) =>
+          (typeof value === 'string' && value.length > 0) ||
+          (Array.isArray(value) &&
+            value.length > 0 &&
+            value.length <= MAX_EMBEDDING_INPUTS &&
+            value.every((item) => typeof item === 'string' && item.length > 0)),
+      },
+    });
+}
+
+/** `POST /v1/embeddings`. */
+export class EmbeddingRequestDto implements EmbeddingBody {
+  @ApiProperty({ example: 'demo/embed-large' })
+  @IsString()
+  @IsNotEmpty()
+  model!: string;
+
+  @ApiProperty({
+    oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: MAX_EMBEDDING_INPUTS }],
+    example: ['first text', 'second text'],
+    description: 'Text or texts to embed; one data item per text, in order',
+  })
+  @IsEmbeddingInput()
+  input!: string | string[];
+
+  @ApiPropertyOptional({ enum: EMBEDDING_ENCODING_FORMATS, default: 'float', description: 'base64: little-endian float32 bytes, base64-encoded' })
+  @IsOptional()
+  @IsIn(EMBEDDING_ENCODING_FORMATS)
+  encoding_format?: EmbeddingEncodingFormat;
+
+  @ApiPropertyOptional({ minimum: 1, example: 256, description: "At most the model's maximum; only for models that take it" })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  dimensions?: number;
+
+  @ApiPropertyOptional({ example: 'user-42', description: 'End-user id' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(256)
+  user?: string;
+}
+
+/** The NATS message of an embedding request, validated again on the service side. The principal comes from the gateway. */
+export class EmbeddingRpcMessageDto implements EmbeddingRequest {
+  @IsObject()
+  principal!: Principal;
+
+  @ValidateNested()
+  @Type(() => EmbeddingRequestDto)
+  body!: EmbeddingRequestDto;
+
+  @IsOptional()
+  @Matches(/^gen-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, { message: 'generationId must be gen-<uuid>' })
+  generationId?: string;
+}

@@ -1,0 +1,2 @@
+export * from './embedding-request.dto';
+export * from './embedding-list.dto';

@@ -1,0 +1,3 @@
+export * from './messages-validators';
+export * from './messages-request.dto';
+export * from './messages-response.dto';

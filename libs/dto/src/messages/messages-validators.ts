@@ -1,0 +1,97 @@
+import { registerDecorator, ValidationArguments, ValidationOptions } from 'class-validator';
+
+export type MessagesImageSource = { type: 'base64'; media_type: string; data: string } | { type: 'url'; url: string };
+export type MessagesTextBlock = { type: 'text'; text: string };
+export type MessagesImageBlock = { type: 'image'; source: MessagesImageSource };
+export type MessagesToolUseBlock = { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
+export type MessagesToolResultBlock = {
+  type: 'tool_result';
+  tool_use_id: string;
+  content?: string | Array<MessagesTextBlock | MessagesImageBlock>;
+  is_error?: boolean;
+};
+/** Earlier thinking is accepted in an assistant turn and not sent on: no provider can verify its signature. */
+export type MessagesThinkingBlock = { type: 'thinking' | 'redacted_thinking' };
+export type MessagesInputBlock = MessagesTextBlock | MessagesImageBlock | MessagesToolUseBlock | MessagesToolResultBlock | MessagesThinkingBlock;
+
+type Loose = Record<string, unknown>;
+const isObject = (value: unknown): value is Loose => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isString = (value: unknown): value is string => typeof value === 'string';
+
+function imageProblem(block: Loose, path: string): string | null {
+  const source = block.source;
+  if (!isObject(source)) return `${path}.source must be an object`;
+  if (source.type === 'base64') return isString(source.media_type) && isString(source.data) ? null : `${path}.source needs media_type and data`;
+  if (source.type === 'url') return isString(source.url) && source.url.length > 0 ? null : `${path}.source.url must be a URL`;
+  return `${path}.source.type must be base64 or url`;
+}
+
+function blockProblem(block: unknown, path: string, role: unknown, nested: boolean): string | null {
+  if (!isObject(block)) return `${path} must be an object`;
+  switch (block.type) {
+    case 'text':
+      return isString(block.text) ? null : `${path}.text must be a string`;
+    case 'image':
+      return imageProblem(block, path);
+    case 'tool_use':
+      if (nested || role !== 'assistant') return `${path}: tool_use blocks belong to assistant messages`;
+      if (!isString(block.id) || !isString(block.name)) return `${path} needs id and name`;
+      return isObject(block.input) ? null : `${path}.input must be an object`;
+    case 'tool_result':
+      if (nested || role !== 'user') return `${path}: tool_result blocks belong to user messages`;
+      if (!isString(block.tool_use_id)) return `${path}.tool_use_id must be a string`;
+      if (block.is_error !== undefined && typeof block.is_error !== 'boolean') return `${path}.is_error must be a boolean`;
+      return block.content === undefined ? null : contentProblem(block.content, `${path}.content`, role, true);
+    case 'thinking':
+    case 'redacted_thinking':
+      return !nested && role === 'assistant' ? null : `${path}: thinking blocks belong to assistant messages`;
+    default:
+      return `${path}.type must be one of text, image, tool_use, tool_result, thinking`;
+  }
+}
+
+function contentProblem(content: unknown, path: string, role: unknown, nested = false): string | null {
+  if (isString(content)) return null;
+  if (!Array.isArray(content)) return `${path} must be a string or an array of content blocks`;
+  for (const [index, block] of content.entries()) {
+    const problem = blockProblem(block, `${path}[${index}]`, role, nested);
+    if (problem) return problem;
+  }
+  return null;
+}
+
+/** Why a message's content is invalid for its role, or null. */
+export function messagesContentProblem(content: unknown, role: unknown, path = 'content'): string | null {
+  return contentProblem(content, path, role);
+}
+
+/** Why `system` is invalid, or null: a string or an array of text blocks. */
+export function messagesSystemProblem(system: unknown): string | null {
+  if (isString(system)) return null;
+  if (!Array.isArray(system)) return 'system must be a string or an array of text blocks';
+  const index = system.findIndex((block) => !isObject(block) || block.type !== 'text' || !isString(block.text));
+  return index === -1 ? null : `system[${index}] must be a text block`;
+}
+
+export function IsMessagesContent(options?: ValidationOptions) {
+  const problem = (args: ValidationArguments) => messagesContentProblem(args.value, (args.object as { role?: unknown }).role, args.property);
+  return (target: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isMessagesContent',
+      target: target.constructor,
+      propertyName,
+      options: { message: (args) => problem(args) ?? `${propertyName} is invalid`, ...options },
+      validator: { validate: (_value: unknown, args: ValidationArguments) => problem(args) === null },
+    });
+}
+
+export function IsMessagesSystem(options?: ValidationOptions) {
+  return (target: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isMessagesSystem',
+      target: target.constructor,
+      propertyName,
+      options: { message: (args) => messagesSystemProblem(args.value) ?? `${propertyName} is invalid`, ...options },
+      validator: { validate: (value: unknown) => messagesSystemProblem(value) === null },
+    });
+}

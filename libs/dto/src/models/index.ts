@@ -1,0 +1,2 @@
+export * from './model-catalogue.dto';
+export * from './pricing-validators';

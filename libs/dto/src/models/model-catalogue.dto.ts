@@ -1,0 +1,366 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  Matches,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+import { IsParameterDescriptors, IsPriceValue } from './pricing-validators';
+
+export type PriceValueDto = string | Record<string, never>;
+const PRICE_SCHEMA = { oneOf: [{ type: 'string' }, { type: 'object' }] };
+
+export class PricingTierDto {
+  @ApiProperty({ type: [String], example: ['resolution=1080p'] })
+  @IsArray()
+  @Matches(/^[^=]+=.+$/, { each: true, message: 'tier conditions must have the form <parameter>=<value>' })
+  conditions!: string[];
+
+  @ApiProperty({ example: '25.00' })
+  @IsPriceValue()
+  cost_rub!: string;
+}
+
+/** Per-unit prices in `currency`, each a decimal string or `{}` where the unit does not apply. */
+export class PricingDto {
+  @ApiProperty({ example: 'RUB' })
+  @IsString()
+  currency!: string;
+
+  @ApiPropertyOptional({ ...PRICE_SCHEMA, example: '150.00' })
+  @IsOptional()
+  @IsPriceValue()
+  prompt_per_million?: PriceValueDto;
+
+  @ApiPropertyOptional({ ...PRICE_SCHEMA, example: '600.00' })
+  @IsOptional()
+  @IsPriceValue()
+  completion_per_million?: PriceValueDto;
+
+  @ApiPropertyOptional({ ...PRICE_SCHEMA, example: {} })
+  @IsOptional()
+  @IsPriceValue()
+  request_per_thousand?: PriceValueDto;
+
+  @ApiPropertyOptional({ ...PRICE_SCHEMA, example: {} })
+  @IsOptional()
+  @IsPriceValue()
+  image_input_per_million?: PriceValueDto;
+
+  @ApiPropertyOptional({ ...PRICE_SCHEMA, example: {} })
+  @IsOptional()
+  @IsPriceValue()
+  image_output_per_million?: PriceValueDto;
+
+  @ApiPropertyOptional({ ...PRICE_SCHEMA, example: {} })
+  @IsOptional()
+  @IsPriceValue()
+  audio_per_million?: PriceValueDto;
+
+  @ApiPropertyOptional({ ...PRICE_SCHEMA, example: {} })
+  @IsOptional()
+  @IsPriceValue()
+  web_search_per_thousand?: PriceValueDto;
+
+  @ApiPropertyOptional({ ...PRICE_SCHEMA, example: {} })
+  @IsOptional()
+  @IsPriceValue()
+  internal_reasoning_per_million?: PriceValueDto;
+
+  @ApiPropertyOptional({ ...PRICE_SCHEMA, example: {} })
+  @IsOptional()
+  @IsPriceValue()
+  input_cache_read_per_million?: PriceValueDto;
+
+  @ApiPropertyOptional({ ...PRICE_SCHEMA, example: {} })
+  @IsOptional()
+  @IsPriceValue()
+  input_cache_write_per_million?: PriceValueDto;
+
+  @ApiPropertyOptional({ ...PRICE_SCHEMA, example: {} })
+  @IsOptional()
+  @IsPriceValue()
+  input_audio_cache_per_million?: PriceValueDto;
+
+  @ApiPropertyOptional({ ...PRICE_SCHEMA, example: {} })
+  @IsOptional()
+  @IsPriceValue()
+  stt_per_minute?: PriceValueDto;
+
+  @ApiPropertyOptional({ ...PRICE_SCHEMA, example: {} })
+  @IsOptional()
+  @IsPriceValue()
+  tts_per_million_characters?: PriceValueDto;
+
+  @ApiPropertyOptional({ ...PRICE_SCHEMA, example: {} })
+  @IsOptional()
+  @IsPriceValue()
+  video_per_second?: PriceValueDto;
+
+  @ApiPropertyOptional({ ...PRICE_SCHEMA, example: {} })
+  @IsOptional()
+  @IsPriceValue()
+  per_request?: PriceValueDto;
+
+  @ApiPropertyOptional({ type: [PricingTierDto] })
+  @IsOptional()
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => PricingTierDto)
+  tiers?: PricingTierDto[];
+
+  @ApiPropertyOptional({ example: 'duration', description: 'The request parameter that counts the priced units' })
+  @IsOptional()
+  @IsString()
+  unitParam?: string;
+}
+
+export class ArchitectureDto {
+  @ApiProperty({ type: [String], example: ['text', 'image'] })
+  @IsArray()
+  @IsString({ each: true })
+  input_modalities!: string[];
+
+  @ApiProperty({ type: [String], example: ['text'] })
+  @IsArray()
+  @IsString({ each: true })
+  output_modalities!: string[];
+
+  @ApiProperty({ example: 'text+image->text' })
+  @Matches(/^.+->.+$/, { message: 'modality must have the form <inputs>-><outputs>' })
+  modality!: string;
+
+  @ApiProperty({ example: 'mock' })
+  @IsString()
+  tokenizer!: string;
+
+  @ApiProperty({ example: 'none' })
+  @IsString()
+  instruct_type!: string;
+}
+
+export class DefaultParametersDto {
+  @ApiPropertyOptional({ type: Number, nullable: true, example: 1 })
+  @IsOptional()
+  temperature?: number | null;
+
+  @ApiPropertyOptional({ type: Number, nullable: true, example: 1 })
+  @IsOptional()
+  top_p?: number | null;
+
+  @ApiPropertyOptional({ type: Number, nullable: true, example: 0 })
+  @IsOptional()
+  frequency_penalty?: number | null;
+}
+
+export class PerRequestLimitsDto {
+  @ApiPropertyOptional({ type: Number, nullable: true, example: 128000 })
+  @IsOptional()
+  prompt_tokens?: number | null;
+
+  @ApiPropertyOptional({ type: Number, nullable: true, example: 16384 })
+  @IsOptional()
+  completion_tokens?: number | null;
+}
+
+/** A provider descriptor as `top_provider` shows it. */
+export class ProviderDescriptorDto {
+  @ApiProperty({ example: false })
+  @IsBoolean()
+  is_moderated!: boolean;
+
+  @ApiProperty({ type: PricingDto })
+  @ValidateNested()
+  @Type(() => PricingDto)
+  pricing!: PricingDto;
+
+  @ApiProperty({ type: Number, nullable: true, example: 128000 })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  context_length!: number | null;
+
+  @ApiProperty({ type: Number, nullable: true, example: 16384 })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  max_completion_tokens!: number | null;
+
+  @ApiProperty({ type: [String], example: ['temperature', 'top_p', 'max_tokens', 'tools', 'response_format'] })
+  @IsArray()
+  @IsString({ each: true })
+  supported_parameters!: string[];
+
+  @ApiProperty({ type: DefaultParametersDto })
+  @ValidateNested()
+  @Type(() => DefaultParametersDto)
+  default_parameters!: DefaultParametersDto;
+
+  @ApiProperty({ type: PerRequestLimitsDto, nullable: true })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => PerRequestLimitsDto)
+  per_request_limits!: PerRequestLimitsDto | null;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: {} })
+  @IsOptional()
+  @IsParameterDescriptors()
+  parameters?: Record<string, ParameterDescriptorDto>;
+}
+
+/** An element of `providers`: a descriptor plus the provider's name. */
+export class ModelProviderDto extends ProviderDescriptorDto {
+  @ApiProperty({ example: 'Mock Alpha' })
+  @IsString()
+  @IsNotEmpty()
+  name!: string;
+}
+
+export class ParameterDescriptorDto {
+  @ApiPropertyOptional({ example: true })
+  required?: boolean;
+
+  @ApiPropertyOptional({ example: 'What to generate' })
+  description?: string;
+
+  @ApiPropertyOptional({ example: 32000 })
+  max_length?: number;
+
+  @ApiPropertyOptional({ example: 3 })
+  min?: number;
+
+  @ApiPropertyOptional({ example: 10 })
+  max?: number;
+
+  @ApiPropertyOptional({ example: '16:9' })
+  default?: unknown;
+
+  @ApiPropertyOptional({ type: [String], example: ['16:9', '9:16'] })
+  values?: string[];
+}
+
+export class ModelOperationDto {
+  @ApiProperty({ example: 'extend' })
+  @IsString()
+  @IsNotEmpty()
+  id!: string;
+
+  @ApiProperty({ example: 'Extend video' })
+  @IsString()
+  name!: string;
+
+  @ApiProperty({ example: true })
+  @IsBoolean()
+  async!: boolean;
+
+  @ApiProperty({ example: 'Continues the video by 3 to 10 seconds' })
+  @IsString()
+  description!: string;
+
+  @ApiProperty({ type: PricingDto })
+  @ValidateNested()
+  @Type(() => PricingDto)
+  pricing!: PricingDto;
+
+  @ApiProperty({ type: 'object', additionalProperties: { $ref: '#/components/schemas/ParameterDescriptorDto' } })
+  @IsParameterDescriptors()
+  parameters!: Record<string, ParameterDescriptorDto>;
+}
+
+export const MODEL_TYPES = ['chat', 'embedding', 'transcription', 'image', 'video', 'audio'] as const;
+export type ModelType = (typeof MODEL_TYPES)[number];
+
+/** The endpoint paths a model can be served on; a catalogue naming any other is refused at start. */
+export const MODEL_ENDPOINTS = [
+  '/v1/chat/completions',
+  '/v2/chat/completions',
+  '/v1/responses',
+  '/v1/messages',
+  '/v1/embeddings',
+  '/v1/audio/transcriptions',
+  '/v1/media',
+  '/v2/media',
+  '/v2/images/generations',
+] as const;
+
+/** One element of `GET /v1/models`. */
+export class ModelCatalogueEntryDto {
+  @ApiProperty({ example: 'demo/chat' })
+  @IsString()
+  @Matches(/^[a-z0-9][a-z0-9._-]*\/[a-z0-9][a-z0-9._:-]*$/i, { message: 'id must have the form <vendor>/<model> without @' })
+  id!: string;
+
+  @ApiProperty({ example: 'Demo Chat' })
+  @IsString()
+  @IsNotEmpty()
+  name!: string;
+
+  @ApiProperty({ example: 'chat', enum: MODEL_TYPES })
+  @IsIn(MODEL_TYPES)
+  type!: ModelType;
+
+  @ApiProperty({ example: 1767225600 })
+  @IsInt()
+  @Min(0)
+  created!: number;
+
+  @ApiProperty({ type: ArchitectureDto })
+  @ValidateNested()
+  @Type(() => ArchitectureDto)
+  architecture!: ArchitectureDto;
+
+  @ApiProperty({ type: ProviderDescriptorDto, description: 'The preferred provider (the first of providers)' })
+  top_provider!: ProviderDescriptorDto;
+
+  @ApiProperty({ type: [String], example: ['/v1/chat/completions'] })
+  @IsArray()
+  @IsIn(MODEL_ENDPOINTS, { each: true, message: `endpoints must each be one of ${MODEL_ENDPOINTS.join(', ')}` })
+  endpoints!: string[];
+
+  @ApiProperty({ example: 'A deterministic echo model for the demo' })
+  @IsString()
+  short_description!: string;
+
+  @ApiProperty({ type: [ModelProviderDto] })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ValidateNested({ each: true })
+  @Type(() => ModelProviderDto)
+  providers!: ModelProviderDto[];
+
+  @ApiProperty({ type: 'object', additionalProperties: { $ref: '#/components/schemas/ParameterDescriptorDto' }, example: {} })
+  @IsParameterDescriptors()
+  parameters!: Record<string, ParameterDescriptorDto>;
+
+  @ApiProperty({ type: [ModelOperationDto] })
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => ModelOperationDto)
+  operations!: ModelOperationDto[];
+}
+
+export class ModelListDto {
+  @ApiProperty({ type: [ModelCatalogueEntryDto] })
+  data!: ModelCatalogueEntryDto[];
+}
+
+/** Query of `GET /v1/models`: both filters are optional and combine; an unknown value is a 400 naming it. */
+export class ModelListQueryDto {
+  @ApiPropertyOptional({ enum: MODEL_TYPES, description: 'Only models of this type' })
+  @IsOptional()
+  @IsIn(MODEL_TYPES)
+  type?: ModelType;
+
+  @ApiPropertyOptional({ enum: MODEL_ENDPOINTS, description: 'Only models served on this endpoint path' })
+  @IsOptional()
+  @IsIn(MODEL_ENDPOINTS)
+  endpoint?: string;
+}

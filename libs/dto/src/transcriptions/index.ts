@@ -1,0 +1,2 @@
+export * from './audio-signature';
+export * from './transcription-request.dto';

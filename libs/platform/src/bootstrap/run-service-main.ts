@@ -1,0 +1,39 @@
+import { DynamicModule } from '@nestjs/common';
+import { ServiceEnv } from '../env/base-env';
+import { loadEnv, StartupError } from '../env/load-env';
+import { migrateServiceDatabase, ServiceDatabaseOptions } from '../database/service-database';
+import { createLogger } from '../logging/logger';
+import { TransportOptions } from '../transport/transport-options';
+import { startHealthServer } from './health-server';
+import { startService } from './start-service';
+
+export interface ServiceMainOptions<Env extends ServiceEnv> {
+  /** Also the NATS queue group, so replicas share the work. */
+  name: string;
+  env: new () => Env;
+  database: (env: Env) => ServiceDatabaseOptions;
+  module: (options: { env: Env; transport: TransportOptions }) => DynamicModule;
+}
+
+/**
+ * The entry point of every NATS service in the distributed mode: validate the environment (a bad
+ * variable stops the process naming it), `--migrate` applies the migrations and exits, otherwise
+ * serve on NATS with a health endpoint for the orchestrator.
+ */
+export function runServiceMain<Env extends ServiceEnv>(options: ServiceMainOptions<Env>): void {
+  const run = async (): Promise<void> => {
+    const env = loadEnv(options.env, process.env);
+    if (process.argv.includes('--migrate')) return migrateServiceDatabase(options.database(env));
+    const logger = createLogger(options.name, env.LOG_FORMAT, env.LOG_LEVEL);
+    let ready = false;
+    if (env.HEALTH_PORT > 0) await startHealthServer(env.HEALTH_PORT, () => ready);
+    const transport: TransportOptions = { kind: 'nats', servers: env.NATS_URL, rpcTimeoutMs: env.RPC_TIMEOUT_MS };
+    await startService(options.module({ env, transport }), transport, options.name, logger);
+    ready = true;
+    logger.log(`${options.name} serving on NATS ${env.NATS_URL} (queue ${options.name})`);
+  };
+  run().catch((err: unknown) => {
+    console.error(err instanceof StartupError ? err.message : err);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,31 @@
+import { DynamicModule, INestMicroservice, LoggerService } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { MicroserviceOptions, Transport } from '@nestjs/microservices';
+import { RpcErrorFilter } from '../errors/rpc-error.filter';
+import { InProcessServer } from '../transport/in-process-server';
+import { TransportOptions } from '../transport/transport-options';
+import { createValidationPipe } from '../validation/validation';
+
+/** Microservice options for a service: a NATS queue group named after it, or the in-process bus. */
+export function serviceTransport(transport: TransportOptions, queue: string | null): MicroserviceOptions {
+  if (transport.kind === 'in-process') return { strategy: new InProcessServer(transport.bus) };
+  return { transport: Transport.NATS, options: { servers: [transport.servers], ...(queue ? { queue } : {}) } };
+}
+
+/** Starts a NATS-only service with the shared error filter and validation pipe. */
+export async function startService(
+  module: DynamicModule,
+  transport: TransportOptions,
+  queue: string,
+  logger: LoggerService,
+): Promise<INestMicroservice> {
+  const app = await NestFactory.createMicroservice<MicroserviceOptions>(module, {
+    ...serviceTransport(transport, queue),
+    logger,
+  });
+  app.useGlobalFilters(new RpcErrorFilter());
+  app.useGlobalPipes(createValidationPipe());
+  app.enableShutdownHooks();
+  await app.listen();
+  return app;
+}

@@ -1,0 +1,63 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import { DomainError, ERROR_CODE_TABLE, ErrorCode, ErrorEnvelope, isRpcErrorPayload } from '@gw/contracts';
+import type { Response } from 'express';
+
+/** HTTP statuses raised by Nest or Express themselves, mapped onto our codes. */
+const HTTP_STATUS_CODES: Record<number, ErrorCode> = {
+  400: 'invalid_request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'invalid_request',
+  413: 'payload_too_large',
+  415: 'invalid_request',
+  429: 'rate_limited',
+};
+
+/**
+ * Gateway side of the error contract: every failure becomes the envelope of DESIGN.md §5.1, with
+ * the status from the one table in @gw/contracts. Unknown failures are logged and answered 500
+ * without internals.
+ */
+@Catch()
+export class HttpErrorFilter implements ExceptionFilter {
+  private readonly logger = new Logger('HttpErrorFilter');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const response = host.switchToHttp().getResponse<Response>();
+    const error = toDomainErrorForHttp(exception, this.logger);
+    if (response.headersSent) {
+      response.end();
+      return;
+    }
+    if (error.code === 'rate_limited' && !response.getHeader('Retry-After')) response.setHeader('Retry-After', '60');
+    response.status(error.status).json(errorEnvelope(error));
+  }
+}
+
+export function errorEnvelope(error: DomainError): ErrorEnvelope {
+  return { error: { message: error.message, type: ERROR_CODE_TABLE[error.code].type, code: error.code, param: error.param } };
+}
+
+export function toDomainErrorForHttp(exception: unknown, logger: Logger): DomainError {
+  if (exception instanceof DomainError) return exception;
+  if (isRpcErrorPayload(exception)) return DomainError.fromPayload(exception);
+  if (exception instanceof HttpException) {
+    const status = exception.getStatus();
+    const code = HTTP_STATUS_CODES[status];
+    if (code) return new DomainError(code, httpExceptionMessage(exception));
+  }
+  const typeOf = (exception as { type?: unknown })?.type;
+  if (typeOf === 'entity.parse.failed') return new DomainError('invalid_request', 'The request body is not valid JSON');
+  if (typeOf === 'entity.too.large') return new DomainError('payload_too_large', 'The request body is too large');
+  logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
+  return new DomainError('internal_error', 'Internal error');
+}
+
+function httpExceptionMessage(exception: HttpException): string {
+  const body = exception.getResponse();
+  if (typeof body === 'string') return body;
+  const message = (body as { message?: unknown }).message;
+  if (Array.isArray(message)) return message.join('; ');
+  return typeof message === 'string' ? message : exception.message;
+}

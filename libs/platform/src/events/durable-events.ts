@@ -1,0 +1,163 @@
+import { Logger, OnApplicationShutdown } from '@nestjs/common';
+import { DURABLE_EVENT_STREAM, DURABLE_EVENT_SUBJECT_PREFIX, DurableEventContract } from '@gw/contracts';
+import {
+  AckPolicy,
+  ConsumerMessages,
+  DeliverPolicy,
+  jetstream,
+  JetStreamClient,
+  jetstreamManager,
+  JsMsg,
+} from '@nats-io/jetstream';
+import { connect, NatsConnection } from '@nats-io/transport-node';
+import { InProcessBus } from '../transport/in-process-bus';
+
+export type DurableEventHandler<Event> = (event: Event) => Promise<void>;
+
+export interface DurableSubscription {
+  stop(): Promise<void>;
+}
+
+/**
+ * Money-relevant facts. `publish` resolves only once the event is stored (JetStream ack) or, in
+ * the embedded mode, handled; `messageId` deduplicates re-publication of the same fact.
+ * `subscribe` hands each event to `handler` until it resolves (at-least-once delivery), so
+ * handlers must be idempotent.
+ */
+export abstract class DurableEvents {
+  abstract publish<Event>(contract: DurableEventContract<Event>, event: Event, messageId: string): Promise<void>;
+  abstract subscribe<Event>(
+    contract: DurableEventContract<Event>,
+    durableName: string,
+    handler: DurableEventHandler<Event>,
+  ): Promise<DurableSubscription>;
+}
+
+const REDELIVERY_DELAY_MS = 1_000;
+
+export interface JetStreamDurableEventsOptions {
+  /**
+   * How long an event handed to a subscriber may stay unacknowledged before JetStream offers it
+   * again. It also bounds the delay for events that were on their way to a subscriber that stopped.
+   */
+  ackWaitMs?: number;
+}
+
+export class JetStreamDurableEvents extends DurableEvents implements OnApplicationShutdown {
+  private readonly logger = new Logger('DurableEvents');
+  private connection?: Promise<NatsConnection>;
+  private streamReady?: Promise<void>;
+  private readonly consumers: ConsumerMessages[] = [];
+
+  private readonly ackWaitNs: number;
+
+  constructor(
+    private readonly servers: string,
+    options: JetStreamDurableEventsOptions = {},
+  ) {
+    super();
+    this.ackWaitNs = (options.ackWaitMs ?? 30_000) * 1_000_000;
+  }
+
+  async publish<Event>(contract: DurableEventContract<Event>, event: Event, messageId: string): Promise<void> {
+    const js = await this.client();
+    await js.publish(contract.subject, JSON.stringify(event), { msgID: messageId });
+  }
+
+  async subscribe<Event>(
+    contract: DurableEventContract<Event>,
+    durableName: string,
+    handler: DurableEventHandler<Event>,
+  ): Promise<DurableSubscription> {
+    const js = await this.client();
+    const jsm = await jetstreamManager(await this.nats());
+    await jsm.consumers.add(DURABLE_EVENT_STREAM, {
+      durable_name: durableName,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      filter_subject: contract.subject,
+      ack_wait: this.ackWaitNs,
+      max_deliver: -1,
+    });
+    const consumer = await js.consumers.get(DURABLE_EVENT_STREAM, durableName);
+    const messages = await consumer.consume({ max_messages: 64 });
+    this.consumers.push(messages);
+    const loop = (async () => {
+      for await (const message of messages) await this.handle(message, handler);
+    })();
+    return {
+      stop: async () => {
+        await messages.close();
+        await loop;
+      },
+    };
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.all(this.consumers.map((c) => c.close()));
+    if (this.connection) await (await this.connection).drain();
+  }
+
+  private async handle<Event>(message: JsMsg, handler: DurableEventHandler<Event>): Promise<void> {
+    try {
+      await handler(message.json<Event>());
+      message.ack();
+    } catch (err) {
+      this.logger.warn(`Event ${message.subject} #${message.seq} will be redelivered: ${(err as Error).message}`);
+      message.nak(REDELIVERY_DELAY_MS);
+    }
+  }
+
+  private nats(): Promise<NatsConnection> {
+    this.connection ??= connect({ servers: this.servers, name: 'durable-events' });
+    return this.connection;
+  }
+
+  private async client(): Promise<JetStreamClient> {
+    const nc = await this.nats();
+    this.streamReady ??= ensureStream(nc);
+    await this.streamReady;
+    return jetstream(nc);
+  }
+}
+
+async function ensureStream(nc: NatsConnection): Promise<void> {
+  const jsm = await jetstreamManager(nc);
+  const config = { name: DURABLE_EVENT_STREAM, subjects: [`${DURABLE_EVENT_SUBJECT_PREFIX}>`] };
+  try {
+    await jsm.streams.info(DURABLE_EVENT_STREAM);
+  } catch {
+    try {
+      await jsm.streams.add(config);
+    } catch (err) {
+      // Another replica may have created it between our lookup and our add.
+      await jsm.streams.info(DURABLE_EVENT_STREAM).catch(() => {
+        throw err;
+      });
+    }
+  }
+}
+
+/**
+ * Embedded mode: the subscriber runs inside `publish`, so a publisher that keeps its own outbox
+ * retries until the handler succeeded, which gives the same at-least-once guarantee.
+ */
+export class InProcessDurableEvents extends DurableEvents {
+  constructor(private readonly bus: InProcessBus) {
+    super();
+  }
+
+  async publish<Event>(contract: DurableEventContract<Event>, event: Event): Promise<void> {
+    const delivered = await this.bus.publish(`durable:${contract.subject}`, event);
+    if (delivered === 0) throw new Error(`No consumer is subscribed to ${contract.subject}`);
+  }
+
+  async subscribe<Event>(
+    contract: DurableEventContract<Event>,
+    _durableName: string,
+    handler: DurableEventHandler<Event>,
+  ): Promise<DurableSubscription> {
+    const unregister = this.bus.registerEventHandler(`durable:${contract.subject}`, (data) => handler(data as Event));
+    return { stop: async () => unregister() };
+  }
+}

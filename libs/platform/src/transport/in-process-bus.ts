@@ -1,0 +1,83 @@
+import { Observable } from 'rxjs';
+
+/** A reply packet as Nest's servers produce it (`WritePacket` without the id). */
+export interface ReplyPacket {
+  err?: unknown;
+  response?: unknown;
+  isDisposed?: boolean;
+}
+
+export type RequestHandler = (data: unknown, reply: (packet: ReplyPacket) => void) => () => void;
+export type EventHandler = (data: unknown) => Promise<void>;
+
+export const NO_HANDLER_MESSAGE = 'There is no matching message handler defined in the remote service.';
+
+/**
+ * Stands in for NATS inside one process. Every payload is JSON round-tripped on the way in and
+ * out, so a handler sees exactly what it would see over the wire (no shared references, Dates as
+ * strings, class instances as plain objects).
+ */
+export class InProcessBus {
+  private readonly requestHandlers = new Map<string, RequestHandler[]>();
+  private readonly eventHandlers = new Map<string, EventHandler[]>();
+  private readonly roundRobin = new Map<string, number>();
+
+  registerRequestHandler(subject: string, handler: RequestHandler): () => void {
+    return this.add(this.requestHandlers, subject, handler);
+  }
+
+  registerEventHandler(subject: string, handler: EventHandler): () => void {
+    return this.add(this.eventHandlers, subject, handler);
+  }
+
+  hasRequestHandler(subject: string): boolean {
+    return (this.requestHandlers.get(subject)?.length ?? 0) > 0;
+  }
+
+  /** Sends a request; replies arrive through `reply`. Returns a teardown that cancels the handler's stream. */
+  request(subject: string, data: unknown, reply: (packet: ReplyPacket) => void): () => void {
+    const handlers = this.requestHandlers.get(subject) ?? [];
+    if (handlers.length === 0) {
+      queueMicrotask(() => reply({ err: NO_HANDLER_MESSAGE, isDisposed: true }));
+      return () => undefined;
+    }
+    const turn = (this.roundRobin.get(subject) ?? 0) % handlers.length;
+    this.roundRobin.set(subject, turn + 1);
+    return handlers[turn](roundTrip(data), (packet) => reply(roundTrip(packet) as ReplyPacket));
+  }
+
+  /** Delivers an event to every handler and resolves when all of them have finished. */
+  async publish(subject: string, data: unknown): Promise<number> {
+    const handlers = this.eventHandlers.get(subject) ?? [];
+    await Promise.all(handlers.map((handler) => handler(roundTrip(data))));
+    return handlers.length;
+  }
+
+  /** Same as `request`, as an Observable of the response values. */
+  request$(subject: string, data: unknown): Observable<unknown> {
+    return new Observable((subscriber) =>
+      this.request(subject, data, ({ err, response, isDisposed }) => {
+        if (err !== undefined) return subscriber.error(err);
+        if (response !== undefined) subscriber.next(response);
+        if (isDisposed) subscriber.complete();
+      }),
+    );
+  }
+
+  private add<H>(map: Map<string, H[]>, subject: string, handler: H): () => void {
+    const list = map.get(subject) ?? [];
+    list.push(handler);
+    map.set(subject, list);
+    return () => {
+      const current = map.get(subject) ?? [];
+      map.set(
+        subject,
+        current.filter((h) => h !== handler),
+      );
+    };
+  }
+}
+
+function roundTrip(value: unknown): unknown {
+  return value === undefined ? undefined : JSON.parse(JSON.stringify(value));
+}

@@ -1,0 +1,77 @@
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { ClientProxy } from '@nestjs/microservices';
+import {
+  BroadcastContract,
+  DomainError,
+  isRpcErrorPayload,
+  RpcContract,
+  StreamContract,
+} from '@gw/contracts';
+import { catchError, firstValueFrom, Observable, throwError, timeout, TimeoutError } from 'rxjs';
+import { RPC_CLIENT_PROXY, TRANSPORT_OPTIONS, TransportOptions } from './transport-options';
+
+export interface RpcCallOptions {
+  /** Overrides the app's default RPC timeout for this call. */
+  timeoutMs?: number;
+}
+
+export interface StreamCallOptions {
+  /** Longest wait for the first chunk and between two chunks. */
+  idleTimeoutMs?: number;
+}
+
+/**
+ * The one way an app calls another: typed by a contract, bounded by a timeout, and with every
+ * failure turned into a DomainError (a remote coded error keeps its code; a missing or silent
+ * service becomes `service_unavailable`).
+ */
+@Injectable()
+export class RpcClient implements OnApplicationShutdown {
+  constructor(
+    @Inject(RPC_CLIENT_PROXY) private readonly proxy: ClientProxy,
+    @Inject(TRANSPORT_OPTIONS) private readonly options: TransportOptions,
+  ) {}
+
+  request<Request, Response>(
+    contract: RpcContract<Request, Response>,
+    payload: Request,
+    options: RpcCallOptions = {},
+  ): Promise<Response> {
+    const limit = options.timeoutMs ?? this.options.rpcTimeoutMs;
+    return firstValueFrom(
+      this.proxy.send<Response, Request>(contract.subject, payload).pipe(
+        timeout(limit),
+        catchError((err: unknown) => throwError(() => toDomainError(err, contract.subject))),
+      ),
+    );
+  }
+
+  stream<Request, Chunk>(
+    contract: StreamContract<Request, Chunk>,
+    payload: Request,
+    options: StreamCallOptions = {},
+  ): Observable<Chunk> {
+    const limit = options.idleTimeoutMs ?? this.options.rpcTimeoutMs;
+    return this.proxy.send<Chunk, Request>(contract.subject, payload).pipe(
+      timeout({ each: limit }),
+      catchError((err: unknown) => throwError(() => toDomainError(err, contract.subject))),
+    );
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.proxy.close();
+  }
+
+  async broadcast<Event>(contract: BroadcastContract<Event>, event: Event): Promise<void> {
+    await firstValueFrom(this.proxy.emit(contract.subject, event), { defaultValue: undefined });
+  }
+}
+
+export function toDomainError(err: unknown, subject: string): DomainError {
+  if (err instanceof DomainError) return err;
+  if (isRpcErrorPayload(err)) return DomainError.fromPayload(err);
+  if (err instanceof TimeoutError) {
+    return new DomainError('service_unavailable', `The service behind ${subject} did not answer in time`);
+  }
+  return new DomainError('service_unavailable', `The service behind ${subject} is not available`);
+}

@@ -1,0 +1,9 @@
+import type { InProcessBus } from './in-process-bus';
+
+/** How an app talks to the others: real NATS (distributed mode) or the in-process bus (embedded mode). */
+export type TransportOptions =
+  | { kind: 'nats'; servers: string; rpcTimeoutMs: number }
+  | { kind: 'in-process'; bus: InProcessBus; rpcTimeoutMs: number };
+
+export const TRANSPORT_OPTIONS = Symbol('TRANSPORT_OPTIONS');
+export const RPC_CLIENT_PROXY = Symbol('RPC_CLIENT_PROXY');

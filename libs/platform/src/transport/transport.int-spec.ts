@@ -1,0 +1,150 @@
+import { Controller, INestMicroservice, Module } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { DomainError, rpc, stream } from '@gw/contracts';
+import { startTestNats, TestNats, uniqueSuffix } from '@gw/testing';
+import { IsInt, Min } from 'class-validator';
+import { interval, map, take, toArray, lastValueFrom, Observable, finalize } from 'rxjs';
+import { NestFactory } from '@nestjs/core';
+import { serviceTransport } from '../bootstrap/start-service';
+import { RpcErrorFilter } from '../errors/rpc-error.filter';
+import { createValidationPipe } from '../validation/validation';
+import { InProcessBus } from './in-process-bus';
+import { RpcClient } from './rpc-client';
+import { TransportOptions } from './transport-options';
+import { TransportModule } from './transport.module';
+
+const suffix = uniqueSuffix();
+let nats: TestNats;
+beforeAll(async () => {
+  nats = await startTestNats();
+});
+afterAll(() => nats.stop());
+const Echo = rpc<{ text: string }, { text: string; at: string }>(`test.${suffix}.echo`);
+const Fail = rpc<{ text: string }, never>(`test.${suffix}.fail`);
+const Crash = rpc<object, never>(`test.${suffix}.crash`);
+const Count = stream<{ n: number }, number>(`test.${suffix}.count`);
+const Missing = rpc<object, object>(`test.${suffix}.missing`);
+const Slow = rpc<object, object>(`test.${suffix}.slow`);
+
+class CountRequest {
+  @IsInt()
+  @Min(1)
+  n!: number;
+}
+
+let streamsFinalized = 0;
+
+@Controller()
+class TestHandler {
+  @MessagePattern(Echo.subject)
+  echo(@Payload() body: { text: string }) {
+    return { text: body.text, at: new Date(0) };
+  }
+
+  @MessagePattern(Fail.subject)
+  fail(): never {
+    throw new DomainError('insufficient_balance', 'Not enough money', 'amount');
+  }
+
+  @MessagePattern(Crash.subject)
+  crash(): never {
+    throw new Error('secret internals');
+  }
+
+  @MessagePattern(Count.subject)
+  count(@Payload() body: CountRequest): Observable<number> {
+    return interval(2).pipe(
+      take(body.n),
+      map((i) => i + 1),
+      finalize(() => streamsFinalized++),
+    );
+  }
+
+  @MessagePattern(Slow.subject)
+  async slow(): Promise<object> {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    return {};
+  }
+}
+
+@Module({ controllers: [TestHandler] })
+class TestServiceModule {}
+
+describe.each<[string, () => TransportOptions]>([
+  ['nats', () => ({ kind: 'nats', servers: nats.url, rpcTimeoutMs: 2_000 })],
+  ['in-process', () => ({ kind: 'in-process', bus: new InProcessBus(), rpcTimeoutMs: 2_000 })],
+])('transport over %s', (_name, makeOptions) => {
+  let service: INestMicroservice;
+  let client: RpcClient;
+  let close: () => Promise<void>;
+
+  beforeAll(async () => {
+    const options = makeOptions();
+    service = await NestFactory.createMicroservice(TestServiceModule, { ...serviceTransport(options, 'test'), logger: false });
+    service.useGlobalFilters(new RpcErrorFilter());
+    service.useGlobalPipes(createValidationPipe());
+    await service.listen();
+    const moduleRef = await Test.createTestingModule({ imports: [TransportModule.forRoot(options)] }).compile();
+    await moduleRef.init();
+    client = moduleRef.get(RpcClient);
+    close = async () => {
+      await moduleRef.close();
+      await service.close();
+    };
+  });
+
+  afterAll(() => close());
+
+  it('answers a request with the JSON form of the reply', async () => {
+    await expect(client.request(Echo, { text: 'hi' })).resolves.toEqual({ text: 'hi', at: '1970-01-01T00:00:00.000Z' });
+  });
+
+  it('carries a coded domain error across with its code and param', async () => {
+    await expect(client.request(Fail, { text: 'x' })).rejects.toMatchObject({
+      code: 'insufficient_balance',
+      message: 'Not enough money',
+      param: 'amount',
+      status: 402,
+    });
+  });
+
+  it('hides an unexpected failure behind internal_error', async () => {
+    const error = await client.request(Crash, {}).catch((e: DomainError) => e);
+    expect(error).toBeInstanceOf(DomainError);
+    expect((error as DomainError).code).toBe('internal_error');
+    expect((error as DomainError).message).not.toContain('secret');
+  });
+
+  it('delivers every chunk of a streamed reply in order', async () => {
+    await expect(lastValueFrom(client.stream(Count, { n: 25 }).pipe(toArray()))).resolves.toEqual(
+      Array.from({ length: 25 }, (_, i) => i + 1),
+    );
+  });
+
+  it('validates the payload at the handler and names the parameter', async () => {
+    await expect(lastValueFrom(client.stream(Count, { n: 0 }))).rejects.toMatchObject({ code: 'invalid_request', param: 'n' });
+  });
+
+  it('turns a missing handler or a silent service into service_unavailable', async () => {
+    await expect(client.request(Missing, {}, { timeoutMs: 300 })).rejects.toMatchObject({ code: 'service_unavailable' });
+    await expect(client.request(Slow, {}, { timeoutMs: 100 })).rejects.toMatchObject({ code: 'service_unavailable' });
+  });
+});
+
+describe('in-process transport cancellation', () => {
+  it('stops the handler stream when the caller unsubscribes', async () => {
+    const bus = new InProcessBus();
+    const service = await NestFactory.createMicroservice(TestServiceModule, { ...serviceTransport({ kind: 'in-process', bus, rpcTimeoutMs: 1000 }, null), logger: false });
+    await service.listen();
+    const before = streamsFinalized;
+    const values: unknown[] = [];
+    const subscription = bus.request$(Count.subject, { n: 10_000 }).subscribe((v) => values.push(v));
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    subscription.unsubscribe();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(streamsFinalized).toBe(before + 1);
+    expect(values.length).toBeLessThan(10_000);
+    await service.close();
+  });
+});

@@ -1,0 +1,5 @@
+export * from './expect-eventually';
+export * from './free-port';
+export * from './test-database';
+export * from './test-nats';
+export * from './silent-logger';

@@ -1,0 +1,50 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect as netConnect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from './free-port';
+
+export interface TestNats {
+  url: string;
+  stop(): Promise<void>;
+}
+
+const NATS_SERVER_BIN = process.env['NATS_SERVER_BIN'] ?? 'nats-server';
+
+/**
+ * A private nats-server with JetStream for one test file. Subjects are fixed by the contracts, so
+ * test files sharing one broker would answer each other's requests; a broker per file keeps them
+ * apart while still testing against the real NATS server.
+ */
+export async function startTestNats(): Promise<TestNats> {
+  const port = await freePort();
+  const storeDir = mkdtempSync(join(tmpdir(), 'gw-nats-'));
+  const child: ChildProcess = spawn(NATS_SERVER_BIN, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], {
+    stdio: 'ignore',
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  await waitForPort(port, 5_000);
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+      rmSync(storeDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function waitForPort(port: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = netConnect(port, '127.0.0.1');
+      socket.once('connect', () => socket.end(() => resolve(true)));
+      socket.once('error', () => resolve(false));
+    });
+    if (open) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`Nothing listens on 127.0.0.1:${port} after ${timeoutMs} ms`);
+}

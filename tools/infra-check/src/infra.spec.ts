@@ -1,0 +1,601 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, Server } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse, parseAllDocuments } from 'yaml';
+import { AppEnv, readAppEnv } from './env-classes';
+
+// Static checks of the deployment files against the apps as they are in the repository: no
+// Docker engine or cluster is needed, so they run with the unit tests.
+
+type Manifest = Record<string, any>;
+
+const ROOT = join(__dirname, '../../..');
+const K8S = join(ROOT, 'k8s');
+const read = (path: string): string => readFileSync(join(ROOT, path), 'utf8');
+
+/** Deployable apps: every Nx application tagged as a service (the embedded mode runs alone). */
+const APPS = readdirSync(join(ROOT, 'apps'))
+  .filter((dir) => existsSync(join(ROOT, 'apps', dir, 'project.json')))
+  .filter((dir) => (JSON.parse(read(`apps/${dir}/project.json`)).tags ?? []).includes('type:service'))
+  .sort();
+const HTTP_APPS: Record<string, { port: number; path: string }> = {
+  'api-gateway': { port: 3000, path: '/api/health' },
+  'mock-upstream': { port: 4010, path: '/health' },
+};
+const NATS_APPS = APPS.filter((app) => !(app in HTTP_APPS));
+const HEALTH_PORT = 8081;
+const ENVS = new Map(APPS.map((app) => [app, readAppEnv(ROOT, app)] as const));
+const APPS_WITH_ENV = APPS.filter((app) => ENVS.get(app));
+
+const required = (env: AppEnv): string[] =>
+  [...env.variables].filter(([, isRequired]) => isRequired).map(([name]) => name);
+
+function labelsMatch(
+  selector: Record<string, string> | undefined,
+  labels: Record<string, string> | undefined,
+): boolean {
+  const wanted = Object.entries(selector ?? {});
+  return wanted.length > 0 && wanted.every(([key, value]) => labels?.[key] === value);
+}
+
+/** Kubernetes quantities (`250m`, `1`, `512Mi`, `1G`) as plain numbers, to compare requests with limits. */
+function quantity(value: string | number): number {
+  const match = /^([0-9.]+)(m|k|M|G|T|Ki|Mi|Gi|Ti)?$/.exec(String(value));
+  if (!match) throw new Error(`not a quantity: ${value}`);
+  const factor: Record<string, number> = {
+    m: 1e-3,
+    k: 1e3,
+    M: 1e6,
+    G: 1e9,
+    T: 1e12,
+    Ki: 2 ** 10,
+    Mi: 2 ** 20,
+    Gi: 2 ** 30,
+    Ti: 2 ** 40,
+  };
+  return Number(match[1]) * (match[2] ? factor[match[2]] : 1);
+}
+
+/** Variables a model catalogue reads from inference's environment: `apiKeyEnv` names and `${VAR}` in URLs. */
+function catalogueVariables(file: string): string[] {
+  const names = new Set<string>();
+  const visit = (value: unknown, key?: string): void => {
+    if (typeof value === 'string') {
+      if (key === 'apiKeyEnv') names.add(value);
+      for (const match of value.matchAll(/\$\{([A-Z0-9_]+)\}/g)) names.add(match[1]);
+    } else if (value && typeof value === 'object') {
+      for (const [k, v] of Object.entries(value)) visit(v, Array.isArray(value) ? undefined : k);
+    }
+  };
+  visit(JSON.parse(read(file)));
+  return [...names];
+}
+
+/** Inference also reads the variables its catalogue names; an env-class default covers one. */
+const extraVariables = (app: string, catalogueFile: string | undefined): AppEnv['variables'] =>
+  new Map(
+    app === 'inference' && catalogueFile
+      ? catalogueVariables(catalogueFile).map(
+          (name) => [name, !(ENVS.get(app)?.variables.has(name) ?? false)] as const,
+        )
+      : [],
+  );
+const withExtras = (env: AppEnv, extras: AppEnv['variables']): AppEnv => ({
+  files: env.files,
+  variables: new Map([...extras, ...env.variables]),
+});
+
+describe('apps', () => {
+  it('finds the deployable apps', () => {
+    expect(APPS).toEqual(
+      expect.arrayContaining([
+        'api-gateway',
+        'auth',
+        'billing',
+        'inference',
+        'media',
+        'mock-upstream',
+        'storage',
+      ]),
+    );
+  });
+});
+
+describe('Dockerfile', () => {
+  /** Instructions with continuation lines joined; heredoc bodies are kept apart. */
+  const lines = read('Dockerfile').split('\n');
+  const instructions: string[] = [];
+  const heredocs = new Map<string, string>();
+  for (let i = 0; i < lines.length; i++) {
+    let line = lines[i];
+    if (/^\s*(#|$)/.test(line)) continue;
+    while (line.endsWith('\\')) line = line.slice(0, -1) + ' ' + lines[++i].trim();
+    instructions.push(line.trim());
+    const heredoc = /<<-?'?(\w+)'?\s+(\S+)/.exec(line);
+    if (heredoc) {
+      const body: string[] = [];
+      while (lines[++i] !== heredoc[1]) body.push(lines[i]);
+      heredocs.set(heredoc[2], body.join('\n'));
+    }
+  }
+  const stages: { name: string; from: string; body: string[] }[] = [];
+  for (const instruction of instructions) {
+    const from = /^FROM\s+(\S+)(?:\s+AS\s+(\S+))?/i.exec(instruction);
+    if (from) stages.push({ from: from[1], name: from[2] ?? '', body: [] });
+    else stages.at(-1)?.body.push(instruction);
+  }
+  const stage = (name: string) => stages.find((s) => s.name === name);
+  const runtime = stages.at(-1);
+
+  it('builds every app in a build stage and ships it from a separate runtime stage, both on node:22-bookworm-slim', () => {
+    expect(stages.map((s) => s.name)).toEqual(['build', 'runtime']);
+    for (const s of stages) {
+      expect(s.from).toBe('node:22-bookworm-slim');
+      // ARG is scoped to a stage: each one that uses APP must declare it.
+      expect(s.body).toContain('ARG APP');
+    }
+  });
+
+  it('installs with npm install (npm ci rejects this lockfile) and builds the app with Nx', () => {
+    const build = stage('build')?.body ?? [];
+    expect(build.some((i) => /^RUN .*\bnpm install\b/.test(i))).toBe(true);
+    expect(build.some((i) => /\bnpm ci\b/.test(i))).toBe(false);
+    expect(build.some((i) => /^RUN .*\bnx build "?\$\{?APP\}?"?/.test(i))).toBe(true);
+  });
+
+  it('ships only the built app, its production dependencies and config/', () => {
+    const body = runtime?.body ?? [];
+    const copies = body.filter((i) => i.startsWith('COPY'));
+    expect(copies.some((i) => /--from=build\s+\S*dist\/apps\/\$\{?APP\}?\/?\s/.test(i))).toBe(true);
+    expect(copies.some((i) => /--from=build\s+\S*config\/?\s+\S*config/.test(i))).toBe(true);
+    expect(copies.every((i) => /--from=build|<</.test(i))).toBe(true);
+    expect(body.some((i) => /^RUN .*\bnpm install\b.*--omit=dev/.test(i))).toBe(true);
+  });
+
+  it('runs as a non-root user in production mode with a healthcheck and `node main.js`', () => {
+    const body = runtime?.body ?? [];
+    const user =
+      body
+        .filter((i) => i.startsWith('USER '))
+        .at(-1)
+        ?.split(/\s+/)[1] ?? 'root';
+    expect(user.split(':')[0]).not.toMatch(/^(root|0)$/);
+    expect(body.some((i) => /^ENV .*\bNODE_ENV=production\b/.test(i))).toBe(true);
+    expect(body.some((i) => i.startsWith('EXPOSE '))).toBe(true);
+    expect(body.some((i) => i.startsWith('HEALTHCHECK '))).toBe(true);
+    expect(body.at(-1)).toBe('CMD ["node", "main.js"]');
+  });
+
+  it('keeps dependencies, build output and local state out of the build context', () => {
+    const ignored = read('.dockerignore')
+      .split('\n')
+      .map((l) => l.trim());
+    expect(ignored).toEqual(expect.arrayContaining(['node_modules', 'dist', '.data', '.nx']));
+  });
+
+  describe('healthcheck script', () => {
+    const HEALTHCHECK = /HEALTHCHECK .*CMD \["node", "([^"]+)"\]/;
+    const scriptPath = instructions.map((i) => HEALTHCHECK.exec(i)?.[1]).find(Boolean) ?? '';
+    let dir: string;
+    let server: Server;
+    let port: number;
+
+    beforeAll(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'infra-healthcheck-'));
+      writeFileSync(join(dir, 'healthcheck.cjs'), heredocs.get(scriptPath) ?? '');
+      const healthy = new Set(['/api/health', '/health', '/readyz']);
+      server = createServer((req, res) => res.writeHead(healthy.has(req.url ?? '') ? 200 : 404).end());
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      port = (server.address() as AddressInfo).port;
+    });
+
+    afterAll(async () => {
+      await new Promise((resolve) => server.close(resolve));
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    /** Runs the script the image runs; it resolves to the exit code. */
+    const probe = (env: Record<string, string>): Promise<number> =>
+      new Promise((resolve) => {
+        execFile(
+          process.execPath,
+          [join(dir, 'healthcheck.cjs')],
+          { env: { PATH: process.env.PATH, ...env } },
+          (err) => resolve(err ? Number((err as { code?: number }).code ?? 1) : 0),
+        );
+      });
+
+    it('is written into the image by the Dockerfile', () => {
+      expect(heredocs.has(scriptPath)).toBe(true);
+    });
+
+    it('probes each app on its own health endpoint', async () => {
+      const serverPath = (path: string) =>
+        new Promise<number>((resolve) => {
+          server.once('request', (req) => resolve(req.url === path ? 0 : 1));
+        });
+      for (const [app, { path }] of Object.entries(HTTP_APPS)) {
+        const seen = serverPath(path);
+        await expect(probe({ APP: app, PORT: String(port) })).resolves.toBe(0);
+        await expect(seen).resolves.toBe(0);
+      }
+      const seen = serverPath('/readyz');
+      await expect(probe({ APP: 'billing', HEALTH_PORT: String(port) })).resolves.toBe(0);
+      await expect(seen).resolves.toBe(0);
+    });
+
+    it('fails when nothing answers, and passes a service without a health endpoint', async () => {
+      await expect(probe({ APP: 'api-gateway', PORT: '1' })).resolves.not.toBe(0);
+      await expect(probe({ APP: 'billing', HEALTH_PORT: '0' })).resolves.toBe(0);
+    });
+  });
+});
+
+describe('docker-compose.yml', () => {
+  // Compose resolves `<<` merge keys; the YAML 1.2 default would leave them as plain keys.
+  const compose = parse(read('docker-compose.yml'), { merge: true }) as Manifest;
+  const services: Record<string, Manifest> = compose.services ?? {};
+
+  const environment = (service: Manifest): Record<string, string> => {
+    const env = service.environment ?? {};
+    if (!Array.isArray(env))
+      return Object.fromEntries(Object.entries(env).map(([k, v]) => [k, String(v ?? '')]));
+    return Object.fromEntries(
+      env.map((entry: string) => [entry.split('=')[0], entry.slice(entry.indexOf('=') + 1)]),
+    );
+  };
+  const dependsOn = (service: Manifest): Record<string, { condition?: string }> =>
+    Array.isArray(service.depends_on)
+      ? Object.fromEntries(service.depends_on.map((name: string) => [name, {}]))
+      : (service.depends_on ?? {});
+  const builtFromDockerfile = (service: Manifest): boolean =>
+    service.build?.context === '.' && (service.build?.dockerfile ?? 'Dockerfile') === 'Dockerfile';
+
+  it.each(APPS)('builds %s from the Dockerfile with its APP build arg', (app) => {
+    const service = services[app];
+    expect(service).toBeDefined();
+    expect(builtFromDockerfile(service)).toBe(true);
+    expect(service.build.args?.APP).toBe(app);
+    expect(environment(service).LOG_FORMAT).toBe('json');
+  });
+
+  it.each(APPS_WITH_ENV)(
+    'gives %s every variable its env class requires, and none it does not declare',
+    (app) => {
+      const given = environment(services[app]);
+      const env = withExtras(ENVS.get(app) as AppEnv, extraVariables(app, given.CATALOGUE_FILE));
+      const provided = Object.keys(given);
+      expect(required(env).filter((name) => !provided.includes(name))).toEqual([]);
+      expect(provided.filter((name) => !env.variables.has(name))).toEqual([]);
+    },
+  );
+
+  it.each(NATS_APPS)('turns on the health endpoint of %s', (app) => {
+    expect(environment(services[app]).HEALTH_PORT).toBe(String(HEALTH_PORT));
+  });
+
+  it('waits only for services that exist, and for health only where a healthcheck is defined', () => {
+    for (const [name, service] of Object.entries(services)) {
+      for (const [target, { condition }] of Object.entries(dependsOn(service))) {
+        expect({ name, target, exists: target in services }).toEqual({ name, target, exists: true });
+        if (condition === 'service_healthy') {
+          const checked = Boolean(services[target].healthcheck) || builtFromDockerfile(services[target]);
+          expect({ name, target, checked }).toEqual({ name, target, checked: true });
+        }
+      }
+    }
+  });
+
+  it('points every URL an app is given at a compose service', () => {
+    for (const app of APPS) {
+      for (const [name, value] of Object.entries(environment(services[app]))) {
+        const url = /^[a-z]+:\/\/(?:[^@/]*@)?([^:/]+)/.exec(value);
+        if (url) expect({ app, name, host: url[1] in services }).toEqual({ app, name, host: true });
+      }
+    }
+  });
+
+  it('runs NATS with JetStream on a volume', () => {
+    const nats = services.nats;
+    const command: string[] = Array.isArray(nats.command) ? nats.command : String(nats.command).split(/\s+/);
+    expect(command).toContain('-js');
+    const storeDir = command[command.indexOf('-sd') + 1];
+    expect(storeDir).toBeDefined();
+    expect((nats.volumes ?? []).some((v: string) => v.endsWith(`:${storeDir}`))).toBe(true);
+    expect(nats.healthcheck).toBeDefined();
+  });
+
+  it('runs Postgres 16 with a healthcheck, and the apps reach its database', () => {
+    const postgres = services.postgres;
+    expect(postgres.image).toMatch(/^postgres:16\b/);
+    expect(postgres.healthcheck?.test).toBeDefined();
+    const { POSTGRES_USER, POSTGRES_DB } = environment(postgres);
+    for (const app of APPS) {
+      const url = environment(services[app]).DATABASE_URL;
+      if (url)
+        expect(url).toMatch(new RegExp(`^postgres://${POSTGRES_USER}:[^@]+@postgres:5432/${POSTGRES_DB}$`));
+    }
+  });
+
+  it('creates the S3 bucket once MinIO is healthy, before storage and media start', () => {
+    const oneShot = Object.entries(services).find(([, s]) => String(s.image).startsWith('minio/mc'));
+    expect(oneShot).toBeDefined();
+    const [name, bucketJob] = oneShot as [string, Manifest];
+    expect(dependsOn(bucketJob).minio?.condition).toBe('service_healthy');
+    expect(services.minio.healthcheck).toBeDefined();
+    for (const app of APPS.filter((a) => environment(services[a]).S3_BUCKET)) {
+      expect(dependsOn(services[app])[name]?.condition).toBe('service_completed_successfully');
+      expect([bucketJob.command].flat().join(' ')).toContain(`local/${environment(services[app]).S3_BUCKET}`);
+    }
+  });
+
+  it('gives auth and the gateway the same JWT secret, and inference a catalogue that exists', () => {
+    expect(environment(services.auth).JWT_SECRET).toBe(environment(services['api-gateway']).JWT_SECRET);
+    expect(existsSync(join(ROOT, environment(services.inference).CATALOGUE_FILE))).toBe(true);
+  });
+
+  it('publishes the gateway on port 3000', () => {
+    expect(services['api-gateway'].ports).toContain('3000:3000');
+    expect(environment(services['api-gateway']).PORT).toBe('3000');
+  });
+});
+
+describe('k8s/', () => {
+  const files = readdirSync(K8S).filter((file) => /\.ya?ml$/.test(file));
+  const documents = files.flatMap((file) =>
+    parseAllDocuments(readFileSync(join(K8S, file), 'utf8')).map((doc) => {
+      if (doc.errors.length > 0) throw new Error(`${file}: ${doc.errors[0].message}`);
+      return { file, manifest: doc.toJS() as Manifest };
+    }),
+  );
+  const kustomization = documents.find((d) => d.file === 'kustomization.yaml')?.manifest ?? {};
+  const manifests = documents
+    .filter((d) => d.file !== 'kustomization.yaml' && d.manifest)
+    .map((d) => d.manifest);
+  const ofKind = (kind: string) => manifests.filter((m) => m.kind === kind);
+  const deployments = ofKind('Deployment');
+  const deployment = (name: string) => deployments.find((d) => d.metadata.name === name);
+  const containers = (d: Manifest): Manifest[] => d.spec.template.spec.containers;
+  const hpaFor = (name: string) =>
+    ofKind('HorizontalPodAutoscaler').find((h) => h.spec.scaleTargetRef.name === name);
+  const configMap = ofKind('ConfigMap')[0];
+  const secret = ofKind('Secret')[0];
+  const secretData: Record<string, string> = {
+    ...Object.fromEntries(
+      Object.entries(secret?.data ?? {}).map(([k, v]) => [k, Buffer.from(String(v), 'base64').toString()]),
+    ),
+    ...(secret?.stringData ?? {}),
+  };
+
+  /** Env names a container gets, explicitly or from whole ConfigMaps and Secrets. */
+  const containerEnv = (container: Manifest): string[] => [
+    ...(container.env ?? []).map((e: Manifest) => e.name),
+    ...(container.envFrom ?? []).flatMap((source: Manifest) => {
+      const from = source.configMapRef ? ofKind('ConfigMap') : ofKind('Secret');
+      const ref = source.configMapRef ?? source.secretRef;
+      const target = from.find((m) => m.metadata.name === ref.name);
+      return Object.keys({ ...target?.data, ...target?.stringData }).map(
+        (key) => (source.prefix ?? '') + key,
+      );
+    }),
+  ];
+  const portOf = (container: Manifest, port: string | number): number | undefined =>
+    (container.ports ?? []).find((p: Manifest) => p.name === port || p.containerPort === port)?.containerPort;
+
+  it('lists every manifest file in the kustomization, and nothing else', () => {
+    expect([...kustomization.resources].sort()).toEqual(
+      files.filter((f) => f !== 'kustomization.yaml').sort(),
+    );
+  });
+
+  it('puts everything into the namespace it creates', () => {
+    const [namespace] = ofKind('Namespace');
+    expect(kustomization.namespace).toBe(namespace?.metadata.name);
+    for (const m of manifests) expect([undefined, kustomization.namespace]).toContain(m.metadata.namespace);
+  });
+
+  it.each(APPS)('deploys %s from its own image, listed in the kustomization', (app) => {
+    const d = deployment(app);
+    expect(d).toBeDefined();
+    const images = containers(d as Manifest).map((c) => String(c.image).split(':')[0]);
+    expect(images).toContain(`model-gateway/${app}`);
+    expect(kustomization.images.map((i: Manifest) => i.name)).toContain(`model-gateway/${app}`);
+  });
+
+  describe.each(APPS)('the %s Deployment', (app) => {
+    const d = deployment(app) as Manifest;
+
+    it('selects the pods its template labels', () => {
+      expect(labelsMatch(d.spec.selector.matchLabels, d.spec.template.metadata.labels)).toBe(true);
+    });
+
+    it('has HTTP readiness and liveness probes on a declared container port', () => {
+      for (const c of containers(d)) {
+        for (const probe of [c.readinessProbe, c.livenessProbe]) {
+          expect(probe?.httpGet?.path).toMatch(/^\//);
+          expect(portOf(c, probe.httpGet.port)).toBeDefined();
+        }
+      }
+    });
+
+    it('probes the endpoint the app serves, on the port it is told to listen on', () => {
+      const [c] = containers(d);
+      const value = (name: string) => c.env?.find((e: Manifest) => e.name === name)?.value;
+      if (app in HTTP_APPS) {
+        const { port, path } = HTTP_APPS[app];
+        expect(c.readinessProbe.httpGet.path).toBe(path);
+        expect(portOf(c, c.readinessProbe.httpGet.port)).toBe(port);
+        expect(value('PORT')).toBe(String(port));
+      } else {
+        expect(c.readinessProbe.httpGet.path).toBe('/readyz');
+        expect(c.livenessProbe.httpGet.path).toBe('/healthz');
+        expect(portOf(c, c.readinessProbe.httpGet.port)).toBe(HEALTH_PORT);
+        expect(value('HEALTH_PORT')).toBe(String(HEALTH_PORT));
+      }
+    });
+
+    it('requests and limits CPU and memory, requests within limits', () => {
+      for (const c of containers(d)) {
+        for (const resource of ['cpu', 'memory']) {
+          const request = c.resources?.requests?.[resource];
+          const limit = c.resources?.limits?.[resource];
+          expect(request).toBeDefined();
+          expect(limit).toBeDefined();
+          expect(quantity(request)).toBeLessThanOrEqual(quantity(limit));
+        }
+      }
+    });
+
+    it('runs as non-root', () => {
+      const pod = d.spec.template.spec.securityContext ?? {};
+      for (const c of containers(d)) {
+        const context = { ...pod, ...c.securityContext };
+        expect(context.runAsNonRoot).toBe(true);
+        expect(context.runAsUser).not.toBe(0);
+      }
+    });
+
+    it('takes its env from ConfigMap and Secret keys that exist', () => {
+      for (const c of containers(d)) {
+        for (const e of c.env ?? []) {
+          const cm = e.valueFrom?.configMapKeyRef;
+          const sk = e.valueFrom?.secretKeyRef;
+          if (cm)
+            expect({
+              name: e.name,
+              found: cm.name === configMap?.metadata.name && cm.key in configMap.data,
+            }).toEqual({ name: e.name, found: true });
+          if (sk)
+            expect({
+              name: e.name,
+              found: sk.name === secret?.metadata.name && sk.key in secretData,
+            }).toEqual({ name: e.name, found: true });
+        }
+      }
+    });
+
+    const env = ENVS.get(app);
+    (env ? it : it.skip)('gets every variable its env class requires, and none it does not declare', () => {
+      for (const c of containers(d)) {
+        const catalogue = c.env?.find((e: Manifest) => e.name === 'CATALOGUE_FILE')?.valueFrom
+          ?.configMapKeyRef?.key;
+        const appEnv = withExtras(env as AppEnv, extraVariables(app, catalogue && configMap.data[catalogue]));
+        const provided = containerEnv(c);
+        expect(required(appEnv).filter((name) => !provided.includes(name))).toEqual([]);
+        const explicit = (c.env ?? []).map((e: Manifest) => e.name);
+        expect(explicit.filter((name: string) => !appEnv.variables.has(name))).toEqual([]);
+      }
+    });
+
+    it('has a PodDisruptionBudget that still lets a node drain when it runs more than one replica', () => {
+      const hpa = hpaFor(app);
+      const replicas = hpa ? hpa.spec.minReplicas : (d.spec.replicas ?? 1);
+      const pdb = ofKind('PodDisruptionBudget').find((p) =>
+        labelsMatch(p.spec.selector.matchLabels, d.spec.template.metadata.labels),
+      );
+      if (replicas <= 1) return;
+      expect(pdb).toBeDefined();
+      const { maxUnavailable, minAvailable } = (pdb as Manifest).spec;
+      if (maxUnavailable !== undefined) expect(maxUnavailable).not.toBe(0);
+      else expect(Number(minAvailable)).toBeLessThan(replicas);
+    });
+  });
+
+  it('gives every Service, HPA, PDB and Ingress an existing target', () => {
+    for (const s of ofKind('Service')) {
+      const target = deployments.find((d) => labelsMatch(s.spec.selector, d.spec.template.metadata.labels));
+      expect({ service: s.metadata.name, target: target?.metadata.name }).toEqual({
+        service: s.metadata.name,
+        target: expect.any(String),
+      });
+      for (const port of s.spec.ports)
+        expect(portOf(containers(target as Manifest)[0], port.targetPort ?? port.port)).toBeDefined();
+    }
+    for (const h of ofKind('HorizontalPodAutoscaler')) {
+      expect(h.spec.scaleTargetRef.kind).toBe('Deployment');
+      expect(deployment(h.spec.scaleTargetRef.name)).toBeDefined();
+    }
+    for (const p of ofKind('PodDisruptionBudget')) {
+      expect(
+        deployments.some((d) => labelsMatch(p.spec.selector.matchLabels, d.spec.template.metadata.labels)),
+      ).toBe(true);
+    }
+    for (const ingress of ofKind('Ingress')) {
+      for (const rule of ingress.spec.rules) {
+        for (const { backend } of rule.http.paths) {
+          const service = ofKind('Service').find((s) => s.metadata.name === backend.service.name);
+          expect(service).toBeDefined();
+          const { name, number } = backend.service.port;
+          expect(
+            (service as Manifest).spec.ports.some((p: Manifest) => p.name === name || p.port === number),
+          ).toBe(true);
+        }
+      }
+    }
+  });
+
+  it('exposes the gateway and the mock upstream as Services, and routes /api to the gateway', () => {
+    const names = ofKind('Service').map((s) => s.metadata.name);
+    expect(names).toEqual(expect.arrayContaining(['api-gateway', 'mock-upstream']));
+    const paths = ofKind('Ingress').flatMap((i) => i.spec.rules.flatMap((r: Manifest) => r.http.paths));
+    expect(paths).toContainEqual(
+      expect.objectContaining({
+        path: '/api',
+        backend: expect.objectContaining({ service: expect.objectContaining({ name: 'api-gateway' }) }),
+      }),
+    );
+  });
+
+  it.each(['api-gateway', 'inference'])(
+    'autoscales %s on CPU, which needs a CPU request and no fixed replica count',
+    (app) => {
+      const hpa = hpaFor(app) as Manifest;
+      expect(hpa).toBeDefined();
+      expect(hpa.spec.metrics).toContainEqual(
+        expect.objectContaining({ type: 'Resource', resource: expect.objectContaining({ name: 'cpu' }) }),
+      );
+      expect(hpa.spec.minReplicas).toBeLessThanOrEqual(hpa.spec.maxReplicas);
+      const d = deployment(app) as Manifest;
+      expect(d.spec.replicas).toBeUndefined();
+      for (const c of containers(d)) expect(c.resources.requests.cpu).toBeDefined();
+    },
+  );
+
+  it('gives auth and the gateway the same JWT secret, and inference a catalogue that ships in the image', () => {
+    const jwtRef = (app: string) =>
+      containers(deployment(app) as Manifest)[0].env.find((e: Manifest) => e.name === 'JWT_SECRET')?.valueFrom
+        ?.secretKeyRef;
+    expect(jwtRef('auth')).toEqual(jwtRef('api-gateway'));
+    // The image's working directory holds config/, as the repository root does.
+    expect(existsSync(join(ROOT, configMap.data.CATALOGUE_FILE))).toBe(true);
+  });
+
+  it('points inference at the mock upstream Service', () => {
+    const url = new URL(configMap.data.MOCK_UPSTREAM_URL);
+    const service = ofKind('Service').find((s) => s.metadata.name === url.hostname);
+    expect(service?.spec.ports.map((p: Manifest) => String(p.port))).toContain(url.port || '80');
+  });
+
+  it('keeps secrets out of the ConfigMap and only placeholders in the Secret', () => {
+    const secretKeys = [
+      'JWT_SECRET',
+      'ADMIN_TOKEN',
+      'DATABASE_URL',
+      'S3_ACCESS_KEY_ID',
+      'S3_SECRET_ACCESS_KEY',
+    ];
+    expect(Object.keys(secretData)).toEqual(expect.arrayContaining(secretKeys));
+    expect(Object.keys(configMap.data).filter((key) => secretKeys.includes(key))).toEqual([]);
+    for (const [key, value] of Object.entries(secretData))
+      expect({ key, placeholder: value.includes('PLACEHOLDER') }).toEqual({ key, placeholder: true });
+  });
+
+  it('documents how to build, apply and scale, and what the cluster must provide', () => {
+    const readme = readFileSync(join(K8S, 'README.md'), 'utf8');
+    for (const needle of ['docker build', 'kubectl apply -k k8s/', 'JetStream', 'Postgres', 'queue group'])
+      expect(readme).toContain(needle);
+  });
+});
