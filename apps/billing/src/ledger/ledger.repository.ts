@@ -94,6 +94,8 @@ export interface LedgerTransaction {
   /** Creates the account at balance 0 on first use, then locks it until the transaction ends. */
   lockAccount(organizationId: string): Promise<Decimal>;
   heldTotal(organizationId: string): Promise<Decimal>;
+  /** What the organization's running generations hold, and the amount of this generation's reservation if it has one. */
+  holdsBeforeReserve(organizationId: string, generationId: string): Promise<{ held: Decimal; existing: Decimal | null }>;
   /** Locks the reservation row, so a settlement and the expiry sweep never both act on it. */
   findReservation(organizationId: string, generationId: string): Promise<HeldReservation | null>;
   /** The spending limits of one key, read under the account lock that every reserve takes first. */
@@ -130,6 +132,8 @@ export interface LedgerTransaction {
 
 @Injectable()
 export class LedgerRepository {
+  private readonly savedModelNames = new Map<string, string>();
+
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   transaction<T>(work: (tx: LedgerTransaction) => Promise<T>): Promise<T> {
@@ -158,14 +162,20 @@ export class LedgerRepository {
     return rows.map((row) => ({ organizationId: row.organization_id, generationId: row.generation_id }));
   }
 
-  /** Outside the money transaction: the row lock of an upsert would otherwise serialise every settlement of one model. */
+  /**
+   * Outside the money transaction: the row lock of an upsert would otherwise serialise every
+   * settlement of one model. A name this process already wrote is not written again, which spares
+   * a commit on nearly every settlement.
+   */
   async saveModelName(model: string, displayName: string): Promise<void> {
+    if (this.savedModelNames.get(model) === displayName) return;
     await this.dataSource.query(
       `INSERT INTO "billing"."models" ("model", "display_name") VALUES ($1, $2)
        ON CONFLICT ("model") DO UPDATE SET "display_name" = EXCLUDED."display_name"
         WHERE "models"."display_name" <> EXCLUDED."display_name"`,
       [model, displayName],
     );
+    this.savedModelNames.set(model, displayName);
   }
 }
 
@@ -173,15 +183,22 @@ class TypeOrmLedgerTransaction implements LedgerTransaction {
   constructor(private readonly manager: EntityManager) {}
 
   async lockAccount(organizationId: string): Promise<Decimal> {
+    const locked = await this.selectAccountForUpdate(organizationId);
+    if (locked) return locked;
+    // First use of the organization: the insert may race another one, hence DO NOTHING and a second look.
     await this.manager.query(
       `INSERT INTO "billing"."accounts" ("organization_id") VALUES ($1) ON CONFLICT ("organization_id") DO NOTHING`,
       [organizationId],
     );
+    return (await this.selectAccountForUpdate(organizationId)) as Decimal;
+  }
+
+  private async selectAccountForUpdate(organizationId: string): Promise<Decimal | null> {
     const rows: { balance: string }[] = await this.manager.query(
       `SELECT "balance" FROM "billing"."accounts" WHERE "organization_id" = $1 FOR UPDATE`,
       [organizationId],
     );
-    return new Decimal(rows[0].balance);
+    return rows.length > 0 ? new Decimal(rows[0].balance) : null;
   }
 
   async heldTotal(organizationId: string): Promise<Decimal> {
@@ -191,6 +208,19 @@ class TypeOrmLedgerTransaction implements LedgerTransaction {
       [organizationId],
     );
     return new Decimal(rows[0].total);
+  }
+
+  async holdsBeforeReserve(organizationId: string, generationId: string): Promise<{ held: Decimal; existing: Decimal | null }> {
+    const rows: { held: string; existing: string | null }[] = await this.manager.query(
+      `SELECT
+         (SELECT COALESCE(SUM("amount"), 0) FROM "billing"."reservations"
+           WHERE "organization_id" = $1 AND "status" = 'held') AS "held",
+         (SELECT "amount" FROM "billing"."reservations"
+           WHERE "organization_id" = $1 AND "generation_id" = $2) AS "existing"`,
+      [organizationId, generationId],
+    );
+    const row = rows[0];
+    return { held: new Decimal(row.held), existing: row.existing === null ? null : new Decimal(row.existing) };
   }
 
   async findReservation(organizationId: string, generationId: string): Promise<HeldReservation | null> {

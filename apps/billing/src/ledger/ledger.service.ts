@@ -57,9 +57,8 @@ export class LedgerService {
     const windows = spendingWindows(now);
     return this.ledger.transaction(async (tx) => {
       const balance = await tx.lockAccount(organizationId);
-      const existing = await tx.findReservation(organizationId, generationId);
-      if (existing) return { generationId, reservedAmount: formatMoney(existing.amount) };
-      const held = await tx.heldTotal(organizationId);
+      const { held, existing } = await tx.holdsBeforeReserve(organizationId, generationId);
+      if (existing) return { generationId, reservedAmount: formatMoney(existing) };
       const available = balance.minus(held);
       let reserved = minMoney(maxAmount, available);
       if (available.lessThanOrEqualTo(0)) {

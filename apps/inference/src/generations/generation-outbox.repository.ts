@@ -16,17 +16,27 @@ export interface OutboxMessage {
 export class GenerationOutboxRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** The attempts and the event that reports them commit together, so neither exists without the other. */
+  /**
+   * The attempts and the event that reports them commit together, so neither exists without the
+   * other. One statement does both: it is atomic on its own and costs one round trip instead of a
+   * four-step transaction on the path that answers the client.
+   */
   async saveFinished(organizationId: string, generationId: string, attempts: NewAttempt[], event: OutboxMessage): Promise<void> {
-    await this.dataSource.transaction(async (manager) => {
-      if (attempts.length > 0) {
-        await manager.insert(
-          RequestAttemptEntity,
-          attempts.map((attempt) => ({ ...attempt, generationId, organizationId })),
-        );
-      }
-      await manager.insert(EventOutboxEntity, { ...event, organizationId, payload: event.payload as object });
-    });
+    await this.dataSource.query(
+      `WITH "attempts" AS (
+         INSERT INTO "inference"."request_attempts"
+           ("generation_id", "organization_id", "attempt", "provider", "status", "error_code", "error_message",
+            "http_status", "started_at", "duration_ms")
+         SELECT $1, $2, a."attempt", a."provider", a."status", a."errorCode", a."errorMessage", a."httpStatus",
+                a."startedAt", a."durationMs"
+           FROM jsonb_to_recordset($3::jsonb) AS a(
+             "attempt" integer, "provider" text, "status" text, "errorCode" text, "errorMessage" text,
+             "httpStatus" integer, "startedAt" timestamptz, "durationMs" integer)
+       )
+       INSERT INTO "inference"."event_outbox" ("message_id", "organization_id", "subject", "payload")
+       VALUES ($4, $2, $5, $6::jsonb)`,
+      [generationId, organizationId, JSON.stringify(attempts), event.messageId, event.subject, JSON.stringify(event.payload)],
+    );
   }
 
   async markPublished(organizationId: string, messageId: string): Promise<void> {
@@ -49,9 +59,5 @@ export class GenerationOutboxRepository {
       order: { createdAt: 'ASC' },
       take: limit,
     });
-  }
-
-  findAttempts(organizationId: string, generationId: string): Promise<RequestAttemptEntity[]> {
-    return this.dataSource.getRepository(RequestAttemptEntity).find({ where: { organizationId, generationId }, order: { attempt: 'ASC' } });
   }
 }
