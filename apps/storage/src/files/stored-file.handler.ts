@@ -1,15 +1,17 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { DeleteStoredFileRequest, GetStorageStatsRequest, ListStoredFilesRequest, StorageContracts, StorageStats, StoredFilePage } from '@gw/contracts';
+import { DeleteStoredFileRequest, GetStorageStatsRequest, Principal, StorageContracts, StorageStats, StoredFilePage } from '@gw/contracts';
+import { ListStoredFilesQueryDto } from '@gw/dto';
 import { StoredFileService } from './stored-file.service';
 
 @Controller()
 export class StoredFileHandler {
   constructor(private readonly files: StoredFileService) {}
 
+  /** The query is validated again here with the gateway's own DTO: a service trusts no caller's shape. */
   @MessagePattern(StorageContracts.listFiles.subject)
-  list(@Payload() request: ListStoredFilesRequest): Promise<StoredFilePage> {
-    return this.files.list(request.principal, request.query);
+  list(@Payload('principal') principal: Principal, @Payload('query') query: ListStoredFilesQueryDto): Promise<StoredFilePage> {
+    return this.files.list(principal, query);
   }
 
   @MessagePattern(StorageContracts.stats.subject)

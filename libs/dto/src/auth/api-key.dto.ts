@@ -1,15 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
-  IsArray,
   IsIn,
   IsOptional,
   IsString,
   IsUUID,
   Length,
   ValidateBy,
-  ValidateNested,
 } from 'class-validator';
 import {
   ApiKeyList,
@@ -22,6 +19,8 @@ import {
   Success,
 } from '@gw/contracts';
 import { isLimitAmount } from '../billing/decimal-amount';
+import { NestedObjectArray } from '../common/nested-object';
+import { HasNoNul, IsNotBlank } from '../common/text-rules';
 import { API_KEY_NAME_MAX_LENGTH } from './auth.constants';
 
 export class SpendingLimitDto implements SpendingLimit {
@@ -59,10 +58,8 @@ export class SetApiKeyLimitsDto {
       { period: 'month', amount: '200.00' },
     ],
   })
-  @IsArray()
   @ArrayMaxSize(SPENDING_LIMIT_PERIODS.length)
-  @ValidateNested({ each: true })
-  @Type(() => SpendingLimitDto)
+  @NestedObjectArray(() => SpendingLimitDto)
   limits!: SpendingLimitDto[];
 }
 
@@ -81,6 +78,8 @@ export class ApiKeyLimitsDto implements KeyLimits {
 export class CreateApiKeyDto {
   @ApiProperty({ example: 'production backend', minLength: 1, maxLength: API_KEY_NAME_MAX_LENGTH })
   @IsString()
+  @IsNotBlank()
+  @HasNoNul()
   @Length(1, API_KEY_NAME_MAX_LENGTH)
   name!: string;
 
@@ -91,10 +90,8 @@ export class CreateApiKeyDto {
     example: [{ period: 'day', amount: '10.00' }],
   })
   @IsOptional()
-  @IsArray()
   @ArrayMaxSize(SPENDING_LIMIT_PERIODS.length)
-  @ValidateNested({ each: true })
-  @Type(() => SpendingLimitDto)
+  @NestedObjectArray(() => SpendingLimitDto)
   limits?: SpendingLimitDto[];
 }
 

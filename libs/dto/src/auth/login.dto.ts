@@ -5,6 +5,7 @@ import { EMAIL_MAX_LENGTH, PASSWORD_MAX_LENGTH } from './auth.constants';
 
 export class LoginDto implements LoginRequest {
   @ApiProperty({ example: 'ada@example.com' })
+  @IsString()
   @IsEmail()
   @MaxLength(EMAIL_MAX_LENGTH)
   email!: string;

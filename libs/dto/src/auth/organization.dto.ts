@@ -7,11 +7,14 @@ import {
   ORGANIZATION_ROLES,
   OrganizationRole,
 } from '@gw/contracts';
+import { HasNoNul, IsNotBlank } from '../common/text-rules';
 import { NAME_MAX_LENGTH } from './auth.constants';
 
 export class CreateOrganizationDto implements CreateOrganizationRequest {
   @ApiProperty({ example: 'Acme', minLength: 1, maxLength: NAME_MAX_LENGTH })
   @IsString()
+  @IsNotBlank()
+  @HasNoNul()
   @Length(1, NAME_MAX_LENGTH)
   name!: string;
 }

@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsEmail, IsString, Length, MaxLength, MinLength } from 'class-validator';
 import type { AuthUser, CreateUserRequest } from '@gw/contracts';
+import { HasNoNul, IsNotBlank } from '../common/text-rules';
 import {
   EMAIL_MAX_LENGTH,
   NAME_MAX_LENGTH,
@@ -10,6 +11,7 @@ import {
 
 export class CreateUserDto implements CreateUserRequest {
   @ApiProperty({ example: 'ada@example.com', maxLength: EMAIL_MAX_LENGTH })
+  @IsString()
   @IsEmail()
   @MaxLength(EMAIL_MAX_LENGTH)
   email!: string;
@@ -26,6 +28,8 @@ export class CreateUserDto implements CreateUserRequest {
 
   @ApiProperty({ example: 'Ada Lovelace', minLength: 1, maxLength: NAME_MAX_LENGTH })
   @IsString()
+  @IsNotBlank()
+  @HasNoNul()
   @Length(1, NAME_MAX_LENGTH)
   name!: string;
 }

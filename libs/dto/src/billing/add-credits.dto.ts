@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, IsUUID, MaxLength, ValidateBy } from 'class-validator';
+import { HasNoNul } from '../common/text-rules';
 import { isPositiveCreditAmount } from './decimal-amount';
 
 export class AddCreditsDto {
@@ -25,6 +26,7 @@ export class AddCreditsDto {
   })
   @IsOptional()
   @IsString()
+  @HasNoNul()
   @MaxLength(500)
   reason?: string;
 }

@@ -1,6 +1,7 @@
-import { Type } from 'class-transformer';
-import { IsNotEmpty, IsObject, IsOptional, IsString, Matches, ValidateNested } from 'class-validator';
+import { IsNotEmpty, IsObject, IsOptional, IsString, Matches } from 'class-validator';
 import type { ChatCompletionRequest, Principal } from '@gw/contracts';
+import { NestedObject } from '../common/nested-object';
+import { GENERATION_ID } from '../responses/generation-id';
 import { ChatCompletionRequestDto } from './chat-completion-request.dto';
 
 /** The NATS message of a chat completion, validated again on the service side. The principal comes from the gateway. */
@@ -8,8 +9,7 @@ export class ChatCompletionRpcMessageDto implements ChatCompletionRequest {
   @IsObject()
   principal!: Principal;
 
-  @ValidateNested()
-  @Type(() => ChatCompletionRequestDto)
+  @NestedObject(() => ChatCompletionRequestDto)
   body!: ChatCompletionRequestDto;
 
   @IsString()
@@ -17,6 +17,6 @@ export class ChatCompletionRpcMessageDto implements ChatCompletionRequest {
   apiType!: string;
 
   @IsOptional()
-  @Matches(/^gen-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, { message: 'generationId must be gen-<uuid>' })
+  @Matches(GENERATION_ID, { message: 'generationId must be gen-<uuid>' })
   generationId?: string;
 }

@@ -1,9 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayMinSize,
-  IsArray,
+  Equals,
   IsBoolean,
   IsDefined,
   IsIn,
@@ -18,80 +17,15 @@ import {
   Matches,
   Min,
   ValidateIf,
-  ValidateNested,
 } from 'class-validator';
-import { IsAbsentWith, IsChatContent, IsDeclaredToolChoice, IsPriceLimit, IsToolChoice } from './chat-validators';
+import { IsMetadata, METADATA_SCHEMA } from '../common/metadata';
+import { NestedObject, NestedObjectArray } from '../common/nested-object';
+import { ChatMessageDto } from './chat-message.dto';
+import { ProviderPreferencesDto } from './provider-preferences.dto';
+import { IsAbsentWith, IsDeclaredToolChoice, IsLogitBias, IsPresent, IsStopSequences, IsToolChoice, MAX_STOP_SEQUENCES } from './chat-validators';
 
-export const CHAT_ROLES = ['system', 'developer', 'user', 'assistant', 'tool'] as const;
-export type ChatRole = (typeof CHAT_ROLES)[number];
 export const REASONING_EFFORTS = ['max', 'xhigh', 'high', 'medium', 'low', 'minimal', 'none'] as const;
 export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
-
-export type ChatContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } } | { type: string };
-
-export class ChatToolCallFunctionDto {
-  @ApiProperty({ example: 'get_weather' })
-  @IsString()
-  name!: string;
-
-  @ApiProperty({ example: '{"city":"Moscow"}', description: 'JSON-encoded arguments' })
-  @IsString()
-  arguments!: string;
-}
-
-export class ChatToolCallDto {
-  @ApiProperty({ example: 'call_abc123' })
-  @IsString()
-  id!: string;
-
-  @ApiProperty({ example: 'function', enum: ['function'] })
-  @IsIn(['function'])
-  type!: 'function';
-
-  @ApiProperty({ type: ChatToolCallFunctionDto })
-  @ValidateNested()
-  @Type(() => ChatToolCallFunctionDto)
-  function!: ChatToolCallFunctionDto;
-}
-
-export class ChatMessageDto {
-  @ApiProperty({ enum: CHAT_ROLES, example: 'user' })
-  @IsIn(CHAT_ROLES)
-  role!: ChatRole;
-
-  @ApiPropertyOptional({
-    description: 'A string, an array of content parts ({type: text, text} or {type: image_url, image_url: {url}}), or null for an assistant message with tool_calls',
-    oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'object' } }],
-    nullable: true,
-    example: 'Hello!',
-  })
-  @ValidateIf((message: ChatMessageDto) => !isToolCallingAssistant(message) || (message.content !== null && message.content !== undefined))
-  @IsDefined({ message: 'content is required (it may be null only for an assistant message with tool_calls)' })
-  @IsChatContent()
-  content?: string | ChatContentPart[] | null;
-
-  @ApiPropertyOptional({ example: 'alice' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(256)
-  name?: string;
-
-  @ApiPropertyOptional({ description: 'Required when role is tool', example: 'call_abc123' })
-  @ValidateIf((message: ChatMessageDto) => message.role === 'tool' || message.tool_call_id !== undefined)
-  @IsString({ message: 'tool_call_id is required for a tool message' })
-  tool_call_id?: string;
-
-  @ApiPropertyOptional({ type: [ChatToolCallDto] })
-  @IsOptional()
-  @IsArray()
-  @ValidateNested({ each: true })
-  @Type(() => ChatToolCallDto)
-  tool_calls?: ChatToolCallDto[];
-}
-
-function isToolCallingAssistant(message: ChatMessageDto): boolean {
-  return message.role === 'assistant' && Array.isArray(message.tool_calls) && message.tool_calls.length > 0;
-}
 
 export class StreamOptionsDto {
   @ApiPropertyOptional({ example: true, description: 'Accepted for compatibility: the last chunk always carries usage' })
@@ -139,8 +73,8 @@ export class ToolDto {
   type!: 'function';
 
   @ApiProperty({ type: FunctionDefinitionDto })
-  @ValidateNested()
-  @Type(() => FunctionDefinitionDto)
+  @IsDefined({ message: '$property is required' })
+  @NestedObject(() => FunctionDefinitionDto)
   function!: FunctionDefinitionDto;
 }
 
@@ -179,58 +113,6 @@ export class WebSearchOptionsDto {
   user_location?: Record<string, unknown>;
 }
 
-/**
- * Price ceilings in roubles per million tokens, compared with each provider's prompt_per_million
- * and completion_per_million; a provider above either ceiling is not used.
- */
-export class MaxPriceDto {
-  @ApiPropertyOptional({ oneOf: [{ type: 'string' }, { type: 'number' }], example: '100', description: 'RUB per million prompt tokens' })
-  @IsOptional()
-  @IsPriceLimit()
-  prompt?: string | number;
-
-  @ApiPropertyOptional({ oneOf: [{ type: 'string' }, { type: 'number' }], example: '300', description: 'RUB per million completion tokens' })
-  @IsOptional()
-  @IsPriceLimit()
-  completion?: string | number;
-}
-
-export class ProviderPreferencesDto {
-  @ApiPropertyOptional({ type: [String], example: ['Mock Alpha'], description: 'Use only these providers' })
-  @IsOptional()
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(64)
-  @IsString({ each: true })
-  @IsNotEmpty({ each: true })
-  only?: string[];
-
-  @ApiPropertyOptional({ example: true, description: 'Try the next provider when one fails (default true)' })
-  @IsOptional()
-  @IsBoolean()
-  allow_fallbacks?: boolean;
-
-  @ApiPropertyOptional({ type: [String], example: ['Mock Beta', 'Mock Alpha'], description: 'Try these first, in this order; the rest follow in catalogue order' })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(64)
-  @IsString({ each: true })
-  order?: string[];
-
-  @ApiPropertyOptional({ type: [String], example: ['Mock Broken'], description: 'Never use these providers' })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(64)
-  @IsString({ each: true })
-  ignore?: string[];
-
-  @ApiPropertyOptional({ type: MaxPriceDto })
-  @IsOptional()
-  @ValidateNested()
-  @Type(() => MaxPriceDto)
-  max_price?: MaxPriceDto;
-}
-
 export class ChatCompletionRequestDto {
   @ApiProperty({ example: 'demo/chat', description: 'Model id, optionally with an alias suffix (`demo/chat@provider=Mock Alpha`)' })
   @IsString()
@@ -240,12 +122,10 @@ export class ChatCompletionRequestDto {
 
   @ApiPropertyOptional({ type: [ChatMessageDto], description: 'The conversation; exactly one of messages and prompt' })
   @ValidateIf((body: ChatCompletionRequestDto) => body.messages !== undefined || body.prompt === undefined)
-  @IsDefined({ message: 'Exactly one of messages or prompt is required' })
-  @IsArray()
+  @IsPresent({ message: 'Exactly one of messages or prompt is required' })
   @ArrayMinSize(1)
   @ArrayMaxSize(10_000)
-  @ValidateNested({ each: true })
-  @Type(() => ChatMessageDto)
+  @NestedObjectArray(() => ChatMessageDto)
   messages?: ChatMessageDto[];
 
   @ApiPropertyOptional({ example: 'Say hello', description: 'Converted to a single user message' })
@@ -294,6 +174,28 @@ export class ChatCompletionRequestDto {
   @Max(2)
   presence_penalty?: number;
 
+  @ApiPropertyOptional({
+    oneOf: [{ type: 'string', minLength: 1 }, { type: 'array', items: { type: 'string', minLength: 1 }, maxItems: MAX_STOP_SEQUENCES }],
+    example: ['\n\n'],
+    description: `Where the model stops: one sequence or up to ${MAX_STOP_SEQUENCES}`,
+  })
+  @IsOptional()
+  @IsStopSequences()
+  stop?: string | string[];
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 1, default: 1, example: 1, description: 'Choices to generate; only 1 is supported' })
+  @IsOptional()
+  @IsInt()
+  @Equals(1, { message: 'n must be 1' })
+  n?: number;
+
+  @ApiPropertyOptional({ type: 'integer', example: 42, description: 'Asks the provider for a repeatable sample where it supports one' })
+  @IsOptional()
+  @IsInt()
+  @Min(Number.MIN_SAFE_INTEGER)
+  @Max(Number.MAX_SAFE_INTEGER)
+  seed?: number;
+
   @ApiPropertyOptional({ example: false, description: 'true answers with Server-Sent Events' })
   @IsOptional()
   @IsBoolean()
@@ -301,22 +203,18 @@ export class ChatCompletionRequestDto {
 
   @ApiPropertyOptional({ type: StreamOptionsDto })
   @IsOptional()
-  @ValidateNested()
-  @Type(() => StreamOptionsDto)
+  @NestedObject(() => StreamOptionsDto)
   stream_options?: StreamOptionsDto;
 
   @ApiPropertyOptional({ type: ResponseFormatDto })
   @IsOptional()
-  @ValidateNested()
-  @Type(() => ResponseFormatDto)
+  @NestedObject(() => ResponseFormatDto)
   response_format?: ResponseFormatDto;
 
   @ApiPropertyOptional({ type: [ToolDto] })
   @IsOptional()
-  @IsArray()
   @ArrayMaxSize(128)
-  @ValidateNested({ each: true })
-  @Type(() => ToolDto)
+  @NestedObjectArray(() => ToolDto)
   tools?: ToolDto[];
 
   @ApiPropertyOptional({
@@ -328,22 +226,47 @@ export class ChatCompletionRequestDto {
   @IsDeclaredToolChoice()
   tool_choice?: 'none' | 'auto' | 'required' | { type: 'function'; function: { name: string } };
 
+  @ApiPropertyOptional({ example: true, description: 'Whether the model may call several tools in one turn' })
+  @IsOptional()
+  @IsBoolean()
+  parallel_tool_calls?: boolean;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'number', minimum: -100, maximum: 100 },
+    example: { '50256': -100 },
+    description: 'Token ids mapped to a bias from -100 (never) to 100 (always)',
+  })
+  @IsOptional()
+  @IsLogitBias()
+  logit_bias?: Record<string, number>;
+
+  @ApiPropertyOptional({ example: false, description: 'logprobs are not supported: true is refused' })
+  @IsOptional()
+  @IsBoolean()
+  @Equals(false, { message: 'logprobs are not supported' })
+  logprobs?: boolean;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: 20, example: 0, description: 'Only meaningful with logprobs, which are not supported; accepted and ignored' })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(20)
+  top_logprobs?: number;
+
   @ApiPropertyOptional({ type: ReasoningDto })
   @IsOptional()
-  @ValidateNested()
-  @Type(() => ReasoningDto)
+  @NestedObject(() => ReasoningDto)
   reasoning?: ReasoningDto;
 
   @ApiPropertyOptional({ type: WebSearchOptionsDto })
   @IsOptional()
-  @ValidateNested()
-  @Type(() => WebSearchOptionsDto)
+  @NestedObject(() => WebSearchOptionsDto)
   web_search_options?: WebSearchOptionsDto;
 
   @ApiPropertyOptional({ type: ProviderPreferencesDto })
   @IsOptional()
-  @ValidateNested()
-  @Type(() => ProviderPreferencesDto)
+  @NestedObject(() => ProviderPreferencesDto)
   provider?: ProviderPreferencesDto;
 
   @ApiPropertyOptional({ example: 'user-42', description: 'End-user id' })
@@ -351,4 +274,14 @@ export class ChatCompletionRequestDto {
   @IsString()
   @MaxLength(256)
   user?: string;
+
+  @ApiPropertyOptional({ ...METADATA_SCHEMA, example: { ticket: 'T-1' }, description: 'Free labels of the request' })
+  @IsOptional()
+  @IsMetadata()
+  metadata?: Record<string, string>;
+
+  @ApiPropertyOptional({ example: false, description: 'Accepted; completions are not stored for later retrieval (history keeps the generation)' })
+  @IsOptional()
+  @IsBoolean()
+  store?: boolean;
 }

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ChatToolCallDto } from './chat-completion-request.dto';
+import { ChatToolCallDto } from './chat-message.dto';
 
 export type ChatFinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | (string & {});
 

@@ -1,31 +1,5 @@
-import { registerDecorator, ValidationArguments, ValidationOptions } from 'class-validator';
-
-/** Message content: a string, null, or a non-empty array of parts each with a string `type`; text and image_url parts are checked. */
-export function IsChatContent(options?: ValidationOptions) {
-  return (target: object, propertyName: string) =>
-    registerDecorator({
-      name: 'isChatContent',
-      target: target.constructor,
-      propertyName,
-      options: { message: `${propertyName} must be a string, an array of content parts or null`, ...options },
-      validator: {
-        validate: (value: unknown) => {
-          if (value === null || typeof value === 'string') return true;
-          if (!Array.isArray(value)) return false;
-          return value.length > 0 && value.every(isContentPart);
-        },
-      },
-    });
-}
-
-function isContentPart(part: unknown): boolean {
-  if (typeof part !== 'object' || part === null) return false;
-  const p = part as { type?: unknown; text?: unknown; image_url?: { url?: unknown } };
-  if (typeof p.type !== 'string') return false;
-  if (p.type === 'text') return typeof p.text === 'string';
-  if (p.type === 'image_url') return typeof p.image_url?.url === 'string' && p.image_url.url.length > 0;
-  return true;
-}
+import { registerDecorator, ValidateBy, ValidationArguments, ValidationOptions } from 'class-validator';
+import { isPlainObject } from '../common/nested-object';
 
 export const TOOL_CHOICE_VALUES = ['none', 'auto', 'required'] as const;
 
@@ -45,6 +19,14 @@ export function IsToolChoice(options?: ValidationOptions) {
         },
       },
     });
+}
+
+/**
+ * Fails only when the property is absent. Unlike `@IsDefined`, an explicit null is left to the
+ * type check that follows, so `"messages": null` is named as the wrong type it is.
+ */
+export function IsPresent(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy({ name: 'isPresent', validator: { validate: (value) => value !== undefined, defaultMessage: (args) => `${args?.property} is required` } }, options);
 }
 
 /** Fails when `other` is also present, for pairs of which a request sets exactly one. */
@@ -96,4 +78,32 @@ export function IsPriceLimit(options?: ValidationOptions) {
           (typeof value === 'number' && Number.isFinite(value) && value >= 0) || (typeof value === 'string' && /^\d{1,12}(\.\d{1,8})?$/.test(value)),
       },
     });
+}
+
+export const MAX_STOP_SEQUENCES = 4;
+
+const isNonEmptyString = (value: unknown): value is string => typeof value === 'string' && value.length > 0;
+
+/** `stop`: one non-empty string or an array of at most four. */
+export function IsStopSequences(): PropertyDecorator {
+  return ValidateBy({
+    name: 'isStopSequences',
+    validator: {
+      validate: (value) => isNonEmptyString(value) || (Array.isArray(value) && value.length <= MAX_STOP_SEQUENCES && value.every(isNonEmptyString)),
+      defaultMessage: (args) => `${args?.property} must be a non-empty string or an array of at most ${MAX_STOP_SEQUENCES} non-empty strings`,
+    },
+  });
+}
+
+/** `logit_bias`: token ids (as the JSON keys they must be) mapped to a bias from -100 to 100. */
+export function IsLogitBias(): PropertyDecorator {
+  return ValidateBy({
+    name: 'isLogitBias',
+    validator: {
+      validate: (value) =>
+        isPlainObject(value) &&
+        Object.entries(value).every(([token, bias]) => /^\d+$/.test(token) && typeof bias === 'number' && bias >= -100 && bias <= 100),
+      defaultMessage: (args) => `${args?.property} must be an object mapping token ids to numbers from -100 to 100`,
+    },
+  });
 }

@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Matches, MaxLength, Min, registerDecorator, ValidateNested, ValidationOptions } from 'class-validator';
+import { IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Matches, MaxLength, Min, registerDecorator, ValidationOptions } from 'class-validator';
 import type { EmbeddingBody, EmbeddingEncodingFormat, EmbeddingRequest, Principal } from '@gw/contracts';
+import { NestedObject } from '../common/nested-object';
+import { GENERATION_ID } from '../responses/generation-id';
 
 export const EMBEDDING_ENCODING_FORMATS = ['float', 'base64'] as const;
 /** As OpenAI: at most 2048 texts per request. */
@@ -64,11 +65,10 @@ export class EmbeddingRpcMessageDto implements EmbeddingRequest {
   @IsObject()
   principal!: Principal;
 
-  @ValidateNested()
-  @Type(() => EmbeddingRequestDto)
+  @NestedObject(() => EmbeddingRequestDto)
   body!: EmbeddingRequestDto;
 
   @IsOptional()
-  @Matches(/^gen-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, { message: 'generationId must be gen-<uuid>' })
+  @Matches(GENERATION_ID, { message: 'generationId must be gen-<uuid>' })
   generationId?: string;
 }

@@ -1,7 +1,8 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import type { GenerationRequestType, HistoryListStatus, HistoryQuery } from '@gw/contracts';
-import { Transform, Type } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsISO8601, IsOptional, IsUUID, Max, Min } from 'class-validator';
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsIn, IsISO8601, IsOptional, IsUUID } from 'class-validator';
+import { PageQueryDto } from '../common/page-query.dto';
 
 /** `embedding` is accepted beyond the interface's four types because embeddings are recorded too (DESIGN §5.10). */
 export const HISTORY_REQUEST_TYPES: GenerationRequestType[] = [
@@ -20,20 +21,7 @@ function toBoolean({ value }: { value: unknown }): unknown {
   return value;
 }
 
-export class HistoryQueryDto implements HistoryQuery {
-  @ApiPropertyOptional({ default: 1, minimum: 1, example: 1 })
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  page = 1;
-
-  @ApiPropertyOptional({ default: 20, minimum: 1, maximum: 100, example: 20 })
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  limit = 20;
-
+export class HistoryQueryDto extends PageQueryDto implements HistoryQuery {
   @ApiPropertyOptional({ description: 'ISO 8601 start (inclusive)', example: '2026-11-01T00:00:00Z' })
   @IsOptional()
   @IsISO8601({ strict: true })

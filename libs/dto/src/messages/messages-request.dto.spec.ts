@@ -1,21 +1,11 @@
 import { plainToInstance } from 'class-transformer';
-import { validateSync, ValidationError } from 'class-validator';
+import { validateSync } from 'class-validator';
+import { firstValidationProblem, ValidationProblem } from '../common/validation-problem';
 import { MessagesRequestDto } from './messages-request.dto';
 
-/** The path of the first failing field, written as the gateway's error `param` is. */
-function firstProblem(body: Record<string, unknown>): { param: string; message: string } | null {
-  const errors = validateSync(plainToInstance(MessagesRequestDto, body), { whitelist: true, forbidNonWhitelisted: true });
-  const walk = (error: ValidationError, prefix: string): { param: string; message: string } | null => {
-    const param = prefix ? (/^\d+$/.test(error.property) ? `${prefix}[${error.property}]` : `${prefix}.${error.property}`) : error.property;
-    const message = Object.values(error.constraints ?? {})[0];
-    if (message) return { param, message };
-    for (const child of error.children ?? []) {
-      const found = walk(child, param);
-      if (found) return found;
-    }
-    return null;
-  };
-  return errors.length > 0 ? walk(errors[0], '') : null;
+/** The first problem as the error envelope reports it: its param and message. */
+function firstProblem(body: Record<string, unknown>): ValidationProblem | null {
+  return firstValidationProblem(validateSync(plainToInstance(MessagesRequestDto, body), { whitelist: true, forbidNonWhitelisted: true }));
 }
 
 const base = { model: 'demo/chat', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] };
@@ -48,11 +38,12 @@ describe('MessagesRequestDto', () => {
     ['no max_tokens', { model: 'demo/chat', messages: base.messages }, 'max_tokens'],
     ['no messages', { model: 'demo/chat', max_tokens: 8 }, 'messages'],
     ['a system role in messages', { ...base, messages: [{ role: 'system', content: 'x' }] }, 'messages[0].role'],
-    ['a tool_use block from the user', { ...base, messages: [{ role: 'user', content: [{ type: 'tool_use', id: 't', name: 'f', input: {} }] }] }, 'messages[0].content'],
-    ['an image without a source', { ...base, messages: [{ role: 'user', content: [{ type: 'image' }] }] }, 'messages[0].content'],
-    ['a document block', { ...base, messages: [{ role: 'user', content: [{ type: 'document', source: {} }] }] }, 'messages[0].content'],
+    ['a tool_use block from the user', { ...base, messages: [{ role: 'user', content: [{ type: 'tool_use', id: 't', name: 'f', input: {} }] }] }, 'messages[0].content[0]'],
+    ['an image without a source', { ...base, messages: [{ role: 'user', content: [{ type: 'image' }] }] }, 'messages[0].content[0].source'],
+    ['an image url that is no http(s) URL', { ...base, messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'url', url: 'ftp://x/i.png' } }] }] }, 'messages[0].content[0].source.url'],
+    ['a document block', { ...base, messages: [{ role: 'user', content: [{ type: 'document', source: {} }] }] }, 'messages[0].content[0].type'],
     ['temperature above 1', { ...base, temperature: 1.5 }, 'temperature'],
-    ['a system block that is not text', { ...base, system: [{ type: 'image' }] }, 'system'],
+    ['a system block that is not text', { ...base, system: [{ type: 'image' }] }, 'system[0]'],
     ['a tool without input_schema', { ...base, tools: [{ name: 'f' }] }, 'tools[0].input_schema'],
     ['a server tool', { ...base, tools: [{ type: 'web_search_20250305', name: 'web_search', input_schema: {} }] }, 'tools[0].type'],
     ['tool_choice tool without a name', { ...base, tools: [tool], tool_choice: { type: 'tool' } }, 'tool_choice.name'],
@@ -60,12 +51,24 @@ describe('MessagesRequestDto', () => {
     ['tool_choice naming an undeclared tool', { ...base, tools: [tool], tool_choice: { type: 'tool', name: 'other' } }, 'tool_choice'],
     ['thinking budget below 1024', { ...base, thinking: { type: 'enabled', budget_tokens: 100 } }, 'thinking.budget_tokens'],
     ['an unknown field', { ...base, service_tier: 'auto' }, 'service_tier'],
-  ])('refuses %s naming %s', (_label, body, param) => {
+  ])('refuses %s', (_label, body, param) => {
     expect(firstProblem(body)?.param).toBe(param);
   });
 
-  it('says which block is wrong', () => {
+  it('says which block is wrong, from the root of the body', () => {
     const body = { ...base, messages: [{ role: 'assistant', content: [{ type: 'text', text: 'a' }, { type: 'tool_result', tool_use_id: 't' }] }] };
-    expect(firstProblem(body)?.message).toBe('content[1]: tool_result blocks belong to user messages');
+    expect(firstProblem(body)).toEqual({ param: 'messages[0].content[1]', message: 'messages[0].content[1]: tool_result blocks belong to user messages' });
+  });
+
+  it.each<[string, Record<string, unknown>, string]>([
+    ['a message that is an empty array', { ...base, messages: [[]] }, 'messages[0]'],
+    ['a second message that is a number', { ...base, messages: [{ role: 'user', content: 'hi' }, 1] }, 'messages[1]'],
+    ['a tool that is an array', { ...base, tools: [[]] }, 'tools[0]'],
+    ['tool_choice as an array', { ...base, tool_choice: [] }, 'tool_choice'],
+    ['thinking as an array', { ...base, thinking: [] }, 'thinking'],
+    ['metadata as an array', { ...base, metadata: [] }, 'metadata'],
+    ['provider as an array', { ...base, provider: [{ only: ['Mock Beta'] }] }, 'provider'],
+  ])('refuses %s as not an object', (_label, body, param) => {
+    expect(firstProblem(body)).toEqual({ param, message: `${param} must be an object` });
   });
 });

@@ -1,5 +1,4 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayMinSize,
@@ -18,12 +17,12 @@ import {
   MaxLength,
   Min,
   ValidateIf,
-  ValidateNested,
 } from 'class-validator';
 import type { FormatRequest, Principal } from '@gw/contracts';
 import { GENERATION_ID } from '../responses/generation-id';
 import { IsDeclaredTool, TOOL_NAME } from '../responses/responses-validators';
-import { ProviderPreferencesDto } from '../chat/chat-completion-request.dto';
+import { ProviderPreferencesDto } from '../chat/provider-preferences.dto';
+import { NestedObject, NestedObjectArray } from '../common/nested-object';
 import { IsMessagesContent, IsMessagesSystem, MessagesInputBlock, MessagesTextBlock } from './messages-validators';
 
 export class MessagesMessageDto {
@@ -115,11 +114,9 @@ export class MessagesRequestDto {
   model!: string;
 
   @ApiProperty({ type: [MessagesMessageDto], example: [{ role: 'user', content: 'Say hello' }] })
-  @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(10_000)
-  @ValidateNested({ each: true })
-  @Type(() => MessagesMessageDto)
+  @NestedObjectArray(() => MessagesMessageDto)
   messages!: MessagesMessageDto[];
 
   @ApiPropertyOptional({ oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'object' } }], example: 'Answer briefly.' })
@@ -153,7 +150,7 @@ export class MessagesRequestDto {
   @Min(0)
   top_k?: number;
 
-  @ApiPropertyOptional({ type: [String], example: ['\n\nHuman:'], description: 'Accepted and not passed on' })
+  @ApiPropertyOptional({ type: [String], example: ['\n\nHuman:'], description: 'Passed on to the provider; the answer ends before the first one' })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(16)
@@ -162,23 +159,19 @@ export class MessagesRequestDto {
 
   @ApiPropertyOptional({ type: [MessagesToolDto] })
   @IsOptional()
-  @IsArray()
   @ArrayMaxSize(128)
-  @ValidateNested({ each: true })
-  @Type(() => MessagesToolDto)
+  @NestedObjectArray(() => MessagesToolDto)
   tools?: MessagesToolDto[];
 
   @ApiPropertyOptional({ type: MessagesToolChoiceDto })
   @IsOptional()
-  @ValidateNested()
-  @Type(() => MessagesToolChoiceDto)
+  @NestedObject(() => MessagesToolChoiceDto)
   @IsDeclaredTool('any', (choice) => (choice as MessagesToolChoiceDto | undefined)?.name)
   tool_choice?: MessagesToolChoiceDto;
 
   @ApiPropertyOptional({ type: MessagesThinkingDto })
   @IsOptional()
-  @ValidateNested()
-  @Type(() => MessagesThinkingDto)
+  @NestedObject(() => MessagesThinkingDto)
   thinking?: MessagesThinkingDto;
 
   @ApiPropertyOptional({ example: false, description: 'true answers with the Messages Server-Sent Events' })
@@ -188,14 +181,12 @@ export class MessagesRequestDto {
 
   @ApiPropertyOptional({ type: MessagesMetadataDto })
   @IsOptional()
-  @ValidateNested()
-  @Type(() => MessagesMetadataDto)
+  @NestedObject(() => MessagesMetadataDto)
   metadata?: MessagesMetadataDto;
 
   @ApiPropertyOptional({ type: ProviderPreferencesDto, description: 'Gateway routing, as in chat completions' })
   @IsOptional()
-  @ValidateNested()
-  @Type(() => ProviderPreferencesDto)
+  @NestedObject(() => ProviderPreferencesDto)
   provider?: ProviderPreferencesDto;
 }
 
@@ -204,8 +195,7 @@ export class MessagesRpcMessageDto implements FormatRequest {
   @IsObject()
   principal!: Principal;
 
-  @ValidateNested()
-  @Type(() => MessagesRequestDto)
+  @NestedObject(() => MessagesRequestDto)
   body!: MessagesRequestDto;
 
   @IsOptional()

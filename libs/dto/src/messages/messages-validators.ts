@@ -1,4 +1,6 @@
 import { registerDecorator, ValidationArguments, ValidationOptions } from 'class-validator';
+import { isHttpUrl } from '../common/image-url';
+import { isPlainObject } from '../common/nested-object';
 
 export type MessagesImageSource = { type: 'base64'; media_type: string; data: string } | { type: 'url'; url: string };
 export type MessagesTextBlock = { type: 'text'; text: string };
@@ -15,19 +17,18 @@ export type MessagesThinkingBlock = { type: 'thinking' | 'redacted_thinking' };
 export type MessagesInputBlock = MessagesTextBlock | MessagesImageBlock | MessagesToolUseBlock | MessagesToolResultBlock | MessagesThinkingBlock;
 
 type Loose = Record<string, unknown>;
-const isObject = (value: unknown): value is Loose => typeof value === 'object' && value !== null && !Array.isArray(value);
 const isString = (value: unknown): value is string => typeof value === 'string';
 
 function imageProblem(block: Loose, path: string): string | null {
   const source = block.source;
-  if (!isObject(source)) return `${path}.source must be an object`;
+  if (!isPlainObject(source)) return `${path}.source must be an object`;
   if (source.type === 'base64') return isString(source.media_type) && isString(source.data) ? null : `${path}.source needs media_type and data`;
-  if (source.type === 'url') return isString(source.url) && source.url.length > 0 ? null : `${path}.source.url must be a URL`;
+  if (source.type === 'url') return isHttpUrl(source.url) ? null : `${path}.source.url must be an http(s) URL`;
   return `${path}.source.type must be base64 or url`;
 }
 
 function blockProblem(block: unknown, path: string, role: unknown, nested: boolean): string | null {
-  if (!isObject(block)) return `${path} must be an object`;
+  if (!isPlainObject(block)) return `${path} must be an object`;
   switch (block.type) {
     case 'text':
       return isString(block.text) ? null : `${path}.text must be a string`;
@@ -36,7 +37,7 @@ function blockProblem(block: unknown, path: string, role: unknown, nested: boole
     case 'tool_use':
       if (nested || role !== 'assistant') return `${path}: tool_use blocks belong to assistant messages`;
       if (!isString(block.id) || !isString(block.name)) return `${path} needs id and name`;
-      return isObject(block.input) ? null : `${path}.input must be an object`;
+      return isPlainObject(block.input) ? null : `${path}.input must be an object`;
     case 'tool_result':
       if (nested || role !== 'user') return `${path}: tool_result blocks belong to user messages`;
       if (!isString(block.tool_use_id)) return `${path}.tool_use_id must be a string`;
@@ -69,7 +70,7 @@ export function messagesContentProblem(content: unknown, role: unknown, path = '
 export function messagesSystemProblem(system: unknown): string | null {
   if (isString(system)) return null;
   if (!Array.isArray(system)) return 'system must be a string or an array of text blocks';
-  const index = system.findIndex((block) => !isObject(block) || block.type !== 'text' || !isString(block.text));
+  const index = system.findIndex((block) => !isPlainObject(block) || block.type !== 'text' || !isString(block.text));
   return index === -1 ? null : `system[${index}] must be a text block`;
 }
 

@@ -1,5 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import {
   ArrayMinSize,
   IsArray,
@@ -11,8 +10,8 @@ import {
   IsString,
   Matches,
   Min,
-  ValidateNested,
 } from 'class-validator';
+import { NestedObject, NestedObjectArray } from '../common/nested-object';
 import { IsParameterDescriptors, IsPriceValue } from './pricing-validators';
 
 export type PriceValueDto = string | Record<string, never>;
@@ -112,9 +111,7 @@ export class PricingDto {
 
   @ApiPropertyOptional({ type: [PricingTierDto] })
   @IsOptional()
-  @IsArray()
-  @ValidateNested({ each: true })
-  @Type(() => PricingTierDto)
+  @NestedObjectArray(() => PricingTierDto)
   tiers?: PricingTierDto[];
 
   @ApiPropertyOptional({ example: 'duration', description: 'The request parameter that counts the priced units' })
@@ -171,15 +168,46 @@ export class PerRequestLimitsDto {
   completion_tokens?: number | null;
 }
 
+/** How a request parameter of a model is described; a catalogue maps parameter names to these. */
+export class ParameterDescriptorDto {
+  @ApiPropertyOptional({ example: true })
+  required?: boolean;
+
+  @ApiPropertyOptional({ example: 'What to generate' })
+  description?: string;
+
+  @ApiPropertyOptional({ example: 32000 })
+  max_length?: number;
+
+  @ApiPropertyOptional({ example: 3 })
+  min?: number;
+
+  @ApiPropertyOptional({ example: 10 })
+  max?: number;
+
+  @ApiPropertyOptional({
+    oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }],
+    example: '16:9',
+    description: 'The value used when a request leaves the parameter out',
+  })
+  default?: unknown;
+
+  @ApiPropertyOptional({ type: [String], example: ['16:9', '9:16'] })
+  values?: string[];
+}
+
+/** The schema of a parameter map: a name → descriptor object, with the descriptor registered as a component. */
+const PARAMETERS_SCHEMA = { type: 'object', additionalProperties: { $ref: getSchemaPath(ParameterDescriptorDto) } } as const;
+
 /** A provider descriptor as `top_provider` shows it. */
+@ApiExtraModels(ParameterDescriptorDto)
 export class ProviderDescriptorDto {
   @ApiProperty({ example: false })
   @IsBoolean()
   is_moderated!: boolean;
 
   @ApiProperty({ type: PricingDto })
-  @ValidateNested()
-  @Type(() => PricingDto)
+  @NestedObject(() => PricingDto)
   pricing!: PricingDto;
 
   @ApiProperty({ type: Number, nullable: true, example: 128000 })
@@ -200,17 +228,15 @@ export class ProviderDescriptorDto {
   supported_parameters!: string[];
 
   @ApiProperty({ type: DefaultParametersDto })
-  @ValidateNested()
-  @Type(() => DefaultParametersDto)
+  @NestedObject(() => DefaultParametersDto)
   default_parameters!: DefaultParametersDto;
 
   @ApiProperty({ type: PerRequestLimitsDto, nullable: true })
   @IsOptional()
-  @ValidateNested()
-  @Type(() => PerRequestLimitsDto)
+  @NestedObject(() => PerRequestLimitsDto)
   per_request_limits!: PerRequestLimitsDto | null;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: {} })
+  @ApiPropertyOptional({ ...PARAMETERS_SCHEMA, example: {} })
   @IsOptional()
   @IsParameterDescriptors()
   parameters?: Record<string, ParameterDescriptorDto>;
@@ -224,29 +250,7 @@ export class ModelProviderDto extends ProviderDescriptorDto {
   name!: string;
 }
 
-export class ParameterDescriptorDto {
-  @ApiPropertyOptional({ example: true })
-  required?: boolean;
-
-  @ApiPropertyOptional({ example: 'What to generate' })
-  description?: string;
-
-  @ApiPropertyOptional({ example: 32000 })
-  max_length?: number;
-
-  @ApiPropertyOptional({ example: 3 })
-  min?: number;
-
-  @ApiPropertyOptional({ example: 10 })
-  max?: number;
-
-  @ApiPropertyOptional({ example: '16:9' })
-  default?: unknown;
-
-  @ApiPropertyOptional({ type: [String], example: ['16:9', '9:16'] })
-  values?: string[];
-}
-
+@ApiExtraModels(ParameterDescriptorDto)
 export class ModelOperationDto {
   @ApiProperty({ example: 'extend' })
   @IsString()
@@ -266,11 +270,10 @@ export class ModelOperationDto {
   description!: string;
 
   @ApiProperty({ type: PricingDto })
-  @ValidateNested()
-  @Type(() => PricingDto)
+  @NestedObject(() => PricingDto)
   pricing!: PricingDto;
 
-  @ApiProperty({ type: 'object', additionalProperties: { $ref: '#/components/schemas/ParameterDescriptorDto' } })
+  @ApiProperty(PARAMETERS_SCHEMA)
   @IsParameterDescriptors()
   parameters!: Record<string, ParameterDescriptorDto>;
 }
@@ -292,6 +295,7 @@ export const MODEL_ENDPOINTS = [
 ] as const;
 
 /** One element of `GET /v1/models`. */
+@ApiExtraModels(ParameterDescriptorDto)
 export class ModelCatalogueEntryDto {
   @ApiProperty({ example: 'demo/chat' })
   @IsString()
@@ -313,8 +317,7 @@ export class ModelCatalogueEntryDto {
   created!: number;
 
   @ApiProperty({ type: ArchitectureDto })
-  @ValidateNested()
-  @Type(() => ArchitectureDto)
+  @NestedObject(() => ArchitectureDto)
   architecture!: ArchitectureDto;
 
   @ApiProperty({ type: ProviderDescriptorDto, description: 'The preferred provider (the first of providers)' })
@@ -330,20 +333,16 @@ export class ModelCatalogueEntryDto {
   short_description!: string;
 
   @ApiProperty({ type: [ModelProviderDto] })
-  @IsArray()
   @ArrayMinSize(1)
-  @ValidateNested({ each: true })
-  @Type(() => ModelProviderDto)
+  @NestedObjectArray(() => ModelProviderDto)
   providers!: ModelProviderDto[];
 
-  @ApiProperty({ type: 'object', additionalProperties: { $ref: '#/components/schemas/ParameterDescriptorDto' }, example: {} })
+  @ApiProperty({ ...PARAMETERS_SCHEMA, example: {} })
   @IsParameterDescriptors()
   parameters!: Record<string, ParameterDescriptorDto>;
 
   @ApiProperty({ type: [ModelOperationDto] })
-  @IsArray()
-  @ValidateNested({ each: true })
-  @Type(() => ModelOperationDto)
+  @NestedObjectArray(() => ModelOperationDto)
   operations!: ModelOperationDto[];
 }
 

@@ -1,21 +1,11 @@
 import { plainToInstance } from 'class-transformer';
-import { validateSync, ValidationError } from 'class-validator';
+import { validateSync } from 'class-validator';
+import { firstValidationProblem, ValidationProblem } from '../common/validation-problem';
 import { ResponsesRequestDto } from './responses-request.dto';
 
-/** The path of the first failing field, written as the gateway's error `param` is. */
-function firstProblem(body: Record<string, unknown>): { param: string; message: string } | null {
-  const errors = validateSync(plainToInstance(ResponsesRequestDto, body), { whitelist: true, forbidNonWhitelisted: true });
-  const walk = (error: ValidationError, prefix: string): { param: string; message: string } | null => {
-    const param = prefix ? (/^\d+$/.test(error.property) ? `${prefix}[${error.property}]` : `${prefix}.${error.property}`) : error.property;
-    const message = Object.values(error.constraints ?? {})[0];
-    if (message) return { param, message };
-    for (const child of error.children ?? []) {
-      const found = walk(child, param);
-      if (found) return found;
-    }
-    return null;
-  };
-  return errors.length > 0 ? walk(errors[0], '') : null;
+/** The first problem as the error envelope reports it: its param and message. */
+function firstProblem(body: Record<string, unknown>): ValidationProblem | null {
+  return firstValidationProblem(validateSync(plainToInstance(ResponsesRequestDto, body), { whitelist: true, forbidNonWhitelisted: true }));
 }
 
 const base = { model: 'demo/chat', input: 'hi' };
@@ -49,9 +39,10 @@ describe('ResponsesRequestDto', () => {
   it.each<[string, Record<string, unknown>, string]>([
     ['no input', { model: 'demo/chat' }, 'input'],
     ['an empty input array', { model: 'demo/chat', input: [] }, 'input'],
-    ['an unknown part type', { model: 'm', input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'f' }] }] }, 'input'],
-    ['an image by file_id', { model: 'm', input: [{ role: 'user', content: [{ type: 'input_image', file_id: 'f' }] }] }, 'input'],
-    ['an unknown role', { model: 'm', input: [{ role: 'tool', content: 'x' }] }, 'input'],
+    ['an unknown part type', { model: 'm', input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'f' }] }] }, 'input[0].content[0].type'],
+    ['an image by file_id', { model: 'm', input: [{ role: 'user', content: [{ type: 'input_image', file_id: 'f' }] }] }, 'input[0].content[0].image_url'],
+    ['an image url that is no URL', { model: 'm', input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'picture.png' }] }] }, 'input[0].content[0].image_url'],
+    ['an unknown role', { model: 'm', input: [{ role: 'tool', content: 'x' }] }, 'input[0].role'],
     ['max_output_tokens of 0', { ...base, max_output_tokens: 0 }, 'max_output_tokens'],
     ['temperature above 2', { ...base, temperature: 2.5 }, 'temperature'],
     ['a non-function tool', { ...base, tools: [{ type: 'web_search' }] }, 'tools[0].type'],
@@ -61,12 +52,23 @@ describe('ResponsesRequestDto', () => {
     ['json_schema without a schema', { ...base, text: { format: { type: 'json_schema', name: 'a' } } }, 'text.format.schema'],
     ['an unknown reasoning effort', { ...base, reasoning: { effort: 'extreme' } }, 'reasoning.effort'],
     ['previous_response_id, which is not supported', { ...base, previous_response_id: 'resp_1' }, 'previous_response_id'],
-  ])('refuses %s naming %s', (_label, body, param) => {
+    ['a metadata value that is not a string', { ...base, metadata: { a: 1 } }, 'metadata'],
+  ])('refuses %s', (_label, body, param) => {
     expect(firstProblem(body)?.param).toBe(param);
   });
 
   it('says which input item is wrong', () => {
-    expect(firstProblem({ model: 'm', input: ['ok', { type: 'function_call', call_id: 'c', name: 'f' }] })?.message).toBe('input[0] must be an object');
-    expect(firstProblem({ model: 'm', input: [{ type: 'function_call', call_id: 'c', name: 'f' }] })?.message).toBe('input[0].arguments must be a string');
+    expect(firstProblem({ model: 'm', input: ['ok', { type: 'function_call', call_id: 'c', name: 'f' }] })).toEqual({ param: 'input[0]', message: 'input[0] must be an object' });
+    expect(firstProblem({ model: 'm', input: [{ type: 'function_call', call_id: 'c', name: 'f' }] })).toEqual({ param: 'input[0].arguments', message: 'input[0].arguments must be a string' });
+  });
+
+  it.each<[string, Record<string, unknown>, string]>([
+    ['a tool that is an array', { ...base, tools: [[]] }, 'tools[0]'],
+    ['text.format as an array', { ...base, text: { format: [] } }, 'text.format'],
+    ['text as an array', { ...base, text: [] }, 'text'],
+    ['reasoning as an array', { ...base, reasoning: [] }, 'reasoning'],
+    ['provider as an array', { ...base, provider: [] }, 'provider'],
+  ])('refuses %s as not an object', (_label, body, param) => {
+    expect(firstProblem(body)).toEqual({ param, message: `${param} must be an object` });
   });
 });

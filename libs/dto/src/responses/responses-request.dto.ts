@@ -1,8 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
-  IsArray,
   IsBoolean,
   IsDefined,
   IsIn,
@@ -17,11 +15,13 @@ import {
   MaxLength,
   Min,
   ValidateIf,
-  ValidateNested,
 } from 'class-validator';
 import type { FormatRequest, Principal } from '@gw/contracts';
 import { GENERATION_ID } from './generation-id';
-import { ProviderPreferencesDto, REASONING_EFFORTS, ReasoningEffort } from '../chat/chat-completion-request.dto';
+import { REASONING_EFFORTS, ReasoningEffort } from '../chat/chat-completion-request.dto';
+import { ProviderPreferencesDto } from '../chat/provider-preferences.dto';
+import { IsMetadata, METADATA_SCHEMA } from '../common/metadata';
+import { NestedObject, NestedObjectArray } from '../common/nested-object';
 import { IsDeclaredTool, IsResponsesInput, IsResponsesToolChoice, ResponsesInputItem, TOOL_NAME } from './responses-validators';
 
 export class ResponsesFunctionToolDto {
@@ -83,8 +83,7 @@ export class ResponsesTextFormatDto {
 export class ResponsesTextDto {
   @ApiPropertyOptional({ type: ResponsesTextFormatDto })
   @IsOptional()
-  @ValidateNested()
-  @Type(() => ResponsesTextFormatDto)
+  @NestedObject(() => ResponsesTextFormatDto)
   format?: ResponsesTextFormatDto;
 }
 
@@ -145,10 +144,8 @@ export class ResponsesRequestDto {
 
   @ApiPropertyOptional({ type: [ResponsesFunctionToolDto] })
   @IsOptional()
-  @IsArray()
   @ArrayMaxSize(128)
-  @ValidateNested({ each: true })
-  @Type(() => ResponsesFunctionToolDto)
+  @NestedObjectArray(() => ResponsesFunctionToolDto)
   tools?: ResponsesFunctionToolDto[];
 
   @ApiPropertyOptional({ oneOf: [{ type: 'string', enum: ['none', 'auto', 'required'] }, { type: 'object' }], example: 'auto' })
@@ -164,14 +161,12 @@ export class ResponsesRequestDto {
 
   @ApiPropertyOptional({ type: ResponsesTextDto, example: { format: { type: 'json_object' } } })
   @IsOptional()
-  @ValidateNested()
-  @Type(() => ResponsesTextDto)
+  @NestedObject(() => ResponsesTextDto)
   text?: ResponsesTextDto;
 
   @ApiPropertyOptional({ type: ResponsesReasoningDto })
   @IsOptional()
-  @ValidateNested()
-  @Type(() => ResponsesReasoningDto)
+  @NestedObject(() => ResponsesReasoningDto)
   reasoning?: ResponsesReasoningDto;
 
   @ApiPropertyOptional({ example: false, description: 'true answers with the Responses Server-Sent Events' })
@@ -190,15 +185,14 @@ export class ResponsesRequestDto {
   @MaxLength(256)
   user?: string;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, example: { ticket: 'T-1' }, description: 'Echoed in the response' })
+  @ApiPropertyOptional({ ...METADATA_SCHEMA, example: { ticket: 'T-1' }, description: 'Echoed in the response' })
   @IsOptional()
-  @IsObject()
+  @IsMetadata()
   metadata?: Record<string, string>;
 
   @ApiPropertyOptional({ type: ProviderPreferencesDto, description: 'Gateway routing, as in chat completions' })
   @IsOptional()
-  @ValidateNested()
-  @Type(() => ProviderPreferencesDto)
+  @NestedObject(() => ProviderPreferencesDto)
   provider?: ProviderPreferencesDto;
 }
 
@@ -207,8 +201,7 @@ export class ResponsesRpcMessageDto implements FormatRequest {
   @IsObject()
   principal!: Principal;
 
-  @ValidateNested()
-  @Type(() => ResponsesRequestDto)
+  @NestedObject(() => ResponsesRequestDto)
   body!: ResponsesRequestDto;
 
   @IsOptional()

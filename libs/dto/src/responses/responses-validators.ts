@@ -1,4 +1,6 @@
 import { registerDecorator, ValidationArguments, ValidationOptions } from 'class-validator';
+import { isImageUrl } from '../common/image-url';
+import { isPlainObject } from '../common/nested-object';
 
 export const RESPONSES_INPUT_ROLES = ['user', 'assistant', 'system', 'developer'] as const;
 
@@ -29,12 +31,10 @@ export interface ResponsesFunctionCallOutputInput {
 
 export type ResponsesInputItem = ResponsesMessageInput | ResponsesFunctionCallInput | ResponsesFunctionCallOutputInput;
 
-type Loose = Record<string, unknown>;
-const isObject = (value: unknown): value is Loose => typeof value === 'object' && value !== null && !Array.isArray(value);
 const isString = (value: unknown): value is string => typeof value === 'string';
 
 function partProblem(part: unknown, path: string): string | null {
-  if (!isObject(part)) return `${path} must be an object`;
+  if (!isPlainObject(part)) return `${path} must be an object`;
   switch (part.type) {
     case 'input_text':
     case 'output_text':
@@ -42,7 +42,7 @@ function partProblem(part: unknown, path: string): string | null {
     case 'refusal':
       return isString(part.refusal) ? null : `${path}.refusal must be a string`;
     case 'input_image':
-      return isString(part.image_url) && part.image_url.length > 0 ? null : `${path}.image_url must be a URL or a data URL (file_id is not supported)`;
+      return isImageUrl(part.image_url) ? null : `${path}.image_url must be an http(s) URL or a data: URL (file_id is not supported)`;
     default:
       return `${path}.type must be one of input_text, output_text, refusal, input_image`;
   }
@@ -59,7 +59,7 @@ function contentProblem(content: unknown, path: string): string | null {
 }
 
 function itemProblem(item: unknown, path: string): string | null {
-  if (!isObject(item)) return `${path} must be an object`;
+  if (!isPlainObject(item)) return `${path} must be an object`;
   const type = item.type ?? 'message';
   if (type === 'message') {
     if (!(RESPONSES_INPUT_ROLES as readonly unknown[]).includes(item.role)) return `${path}.role must be one of ${RESPONSES_INPUT_ROLES.join(', ')}`;
@@ -108,7 +108,7 @@ export function IsResponsesToolChoice(options?: ValidationOptions) {
       options: { message: `${propertyName} must be one of none, auto, required or {"type": "function", "name": ...}`, ...options },
       validator: {
         validate: (value: unknown) =>
-          (isString(value) && ['none', 'auto', 'required'].includes(value)) || (isObject(value) && value.type === 'function' && isString(value.name)),
+          (isString(value) && ['none', 'auto', 'required'].includes(value)) || (isPlainObject(value) && value.type === 'function' && isString(value.name)),
       },
     });
 }
@@ -124,7 +124,7 @@ export function IsDeclaredTool(required: string, nameOf: (choice: unknown) => un
   const problem = (choice: unknown, body: object): string | null => {
     const tools = (body as { tools?: Array<{ name?: unknown }> }).tools;
     const names = Array.isArray(tools) ? tools.map((tool) => tool?.name) : [];
-    const forced = typeof choice === 'string' ? choice : isObject(choice) ? choice.type : undefined;
+    const forced = typeof choice === 'string' ? choice : isPlainObject(choice) ? choice.type : undefined;
     if (forced === required && names.length === 0) return `tool_choice ${required} needs at least one tool in tools`;
     const named = nameOf(choice);
     if (named !== undefined && !names.includes(named)) return `tool_choice names the tool ${String(named)}, which is not declared in tools`;

@@ -1,22 +1,9 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import type { ListStoredFilesQuery, StoragePolicy, StoredFileSource, StoredFileType } from '@gw/contracts';
-import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { PageQueryDto } from '../common/page-query.dto';
 
-export class ListStoredFilesQueryDto implements ListStoredFilesQuery {
-  @ApiPropertyOptional({ default: 1, minimum: 1 })
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  page = 1;
-
-  @ApiPropertyOptional({ default: 20, minimum: 1, maximum: 100 })
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  limit = 20;
-
+export class ListStoredFilesQueryDto extends PageQueryDto implements ListStoredFilesQuery {
   @ApiPropertyOptional({ enum: ['IMAGE', 'VIDEO', 'AUDIO'] })
   @IsOptional()
   @IsIn(['IMAGE', 'VIDEO', 'AUDIO'])

@@ -1,5 +1,4 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayUnique,
@@ -16,7 +15,6 @@ import {
   MaxLength,
   Min,
   ValidateBy,
-  ValidateNested,
 } from 'class-validator';
 import {
   AUDIO_FORMATS,
@@ -28,6 +26,7 @@ import {
   TranscriptionRequest,
   TranscriptionResponseFormat,
 } from '@gw/contracts';
+import { NestedObject } from '../common/nested-object';
 
 /** The interface's limit on known speakers. */
 export const MAX_KNOWN_SPEAKERS = 4;
@@ -147,12 +146,10 @@ export class TranscriptionRpcMessageDto implements TranscriptionRequest {
   @IsObject()
   principal!: Principal;
 
-  @ValidateNested()
-  @Type(() => TranscriptionAudioDto)
+  @NestedObject(() => TranscriptionAudioDto)
   audio!: TranscriptionAudioDto;
 
-  @ValidateNested()
-  @Type(() => TranscriptionParamsDto)
+  @NestedObject(() => TranscriptionParamsDto)
   params!: TranscriptionParamsDto;
 
   @IsOptional()

@@ -1,5 +1,6 @@
 import { ValidationError, ValidationPipe } from '@nestjs/common';
 import { DomainError } from '@gw/contracts';
+import { firstValidationProblem } from '@gw/dto';
 
 /**
  * The one validation pipe, at the HTTP edge and at every NATS handler: unknown fields are refused,
@@ -14,20 +15,9 @@ export function createValidationPipe(): ValidationPipe {
   });
 }
 
+/** The first failing field and its most basic fault (see `firstValidationProblem`), as a 400 naming its dotted path. */
 export function validationErrorToDomainError(errors: ValidationError[]): DomainError {
-  const first = firstLeaf(errors[0], '');
-  if (!first) return new DomainError('invalid_request', 'Invalid request');
-  const message = Object.values(first.error.constraints ?? {})[0] ?? `Invalid value for ${first.path}`;
-  return new DomainError('invalid_request', message, first.path || null);
-}
-
-function firstLeaf(error: ValidationError | undefined, prefix: string): { error: ValidationError; path: string } | null {
-  if (!error) return null;
-  const path = prefix ? (/^\d+$/.test(error.property) ? `${prefix}[${error.property}]` : `${prefix}.${error.property}`) : error.property;
-  if (error.constraints && Object.keys(error.constraints).length > 0) return { error, path };
-  for (const child of error.children ?? []) {
-    const leaf = firstLeaf(child, path);
-    if (leaf) return leaf;
-  }
-  return null;
+  const problem = firstValidationProblem(errors);
+  if (!problem) return new DomainError('invalid_request', 'Invalid request');
+  return new DomainError('invalid_request', problem.message, problem.param || null);
 }
