@@ -4,21 +4,30 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { lastValueFrom, toArray } from 'rxjs';
 import { DataSource } from 'typeorm';
-import { ChatCompletionRequest, GenerationFinishedEvent, InferenceContracts, Principal } from '@gw/contracts';
+import { ChatCompletionChunk, ChatCompletionRequest, GenerationFinishedEvent, InferenceContracts, Principal } from '@gw/contracts';
 import { expectEventually } from '@gw/testing';
 import { DEMO_CATALOGUE, InferenceTestApp, POOR_ORGANIZATION } from './inference-test-app';
 
 /** Mock Alpha may take at most this long to its first output on `test/ttft`; Mock Beta gets FIRST_TOKEN_TIMEOUT_MS. */
 const ALPHA_FIRST_TOKEN_MS = 200;
 
-/** The demo catalogue plus `test/ttft`: demo/chat whose first provider has a short first-token deadline. */
+/** Mock Alpha's limits on `test/limits`, below Mock Beta's (the demo's 128 000 prompt and 4096 completion tokens). */
+const ALPHA_LIMITS = { context_length: 1_000, max_completion_tokens: 100 };
+
+/**
+ * The demo catalogue plus `test/ttft`: demo/chat whose first provider has a short first-token deadline,
+ * and `test/limits`: demo/chat whose first provider takes shorter prompts and completions.
+ */
 function catalogueWithDeadline(): string {
   const catalogue = JSON.parse(readFileSync(DEMO_CATALOGUE, 'utf8'));
   const chat = catalogue.models.find((m: { id: string }) => m.id === 'demo/chat');
   const ttft = structuredClone(chat);
   ttft.id = 'test/ttft';
   ttft.providers[0].routing.firstTokenTimeoutMs = ALPHA_FIRST_TOKEN_MS;
-  catalogue.models.push(ttft);
+  const limits = structuredClone(chat);
+  limits.id = 'test/limits';
+  Object.assign(limits.providers[0], ALPHA_LIMITS, { per_request_limits: null });
+  catalogue.models.push(ttft, limits);
   const file = join(mkdtempSync(join(tmpdir(), 'catalogue-')), 'catalogue.json');
   writeFileSync(file, JSON.stringify(catalogue));
   return file;
@@ -190,15 +199,76 @@ describe('inference chat completions over NATS, Postgres and mock-upstream', () 
     );
     expect(seen.join('')).toBe('one');
     expect(error).toMatchObject({ code: 'upstream_error' });
-    // No usage was reported before the cut, so the rule for a provider without usage applies: the prompt bound
-    // (16 + 8 + 16 bytes = 40) and a quarter of the 3 bytes of 'one' (1), at Mock Alpha's prices: 40 × 150/M + 1 × 600/M.
+    // No usage was reported before the cut, so both counts are estimated (never the reservation's bound): the prompt's
+    // 16 bytes as 4 tokens and 'one' as 1, at Mock Alpha's prices: 4 × 150/M + 1 × 600/M.
     expect(await app.eventOf(id)).toMatchObject({
       status: 'failed',
-      cost: '0.0066',
-      usage: { prompt_tokens: 40, completion_tokens: 1, total_tokens: 41 },
+      cost: '0.0012',
+      usage: { prompt_tokens: 4, completion_tokens: 1, total_tokens: 5 },
       provider: 'Mock Alpha',
       error: { code: 'upstream_error' },
       isCancelled: false,
+    });
+  });
+
+  it.each(['Mock Alpha', 'Mock Beta'])('charges a stream cut by %s no more than the complete answer to the same request', async (provider) => {
+    // [[delay:0]] is as inert as [[drop]] is not: the same words, so the same counts, and the answer runs to its end.
+    const costOf = async (marker: string) => {
+      const body = { model: 'demo/chat', messages: user(`count slowly from one to six ${marker}`), provider: { only: [provider] } };
+      const chunks: ChatCompletionChunk[] = [];
+      await new Promise<void>((resolve) => app.rpc.stream(InferenceContracts.chatCompletionStream, chat(body)).subscribe({ next: (c) => chunks.push(c), error: () => resolve(), complete: resolve }));
+      return app.eventOf(chunks[0].id);
+    };
+    const complete = await costOf('[[delay:0]]');
+    const cut = await costOf('[[drop]]');
+    expect(complete.status).toBe('completed');
+    expect(cut.status).toBe('failed');
+    expect(Number(cut.cost)).toBeGreaterThan(0);
+    expect(Number(cut.cost)).toBeLessThan(Number(complete.cost));
+    // Mock Beta tells the prompt's count in message_start, before the cut: that is charged rather than an estimate.
+    if (provider === 'Mock Beta') expect(cut.usage?.prompt_tokens).toBe(complete.usage?.prompt_tokens);
+    else expect(cut.usage?.prompt_tokens).toBeLessThanOrEqual(complete.usage?.prompt_tokens ?? 0);
+  });
+
+  it.each([
+    ['Mock Alpha', 'finish_reason stop'],
+    ['Mock Beta', 'stop_reason stop_sequence'],
+  ])('sends stop to %s, which ends the answer before it (%s)', async (provider) => {
+    const body = { model: 'demo/chat', messages: user('one two three four'), stop: ['three'], provider: { only: [provider] } };
+    const result = await app.rpc.request(InferenceContracts.chatCompletion, chat(body));
+    expect(result).toMatchObject({ provider, choices: [{ message: { content: 'one two' }, finish_reason: 'stop' }], usage: { completion_tokens: 2 } });
+  });
+
+  describe('the size of a request', () => {
+    const refusedBeforeReserving = async (body: Record<string, unknown>, param: string) => {
+      const generationId = `gen-${randomUUID()}`;
+      await expect(app.rpc.request(InferenceContracts.chatCompletion, { ...chat(body), generationId })).rejects.toMatchObject({ code: 'invalid_request', status: 400, param });
+      expect(app.reserveRequests.some((r) => r.generationId === generationId)).toBe(false);
+    };
+
+    it.each([
+      ['messages', { messages: user('a '.repeat(200_000)) }],
+      ['prompt', { prompt: 'a '.repeat(200_000) }],
+    ])('refuses a 200 000-token prompt above every provider context on %s, before reserving', async (param, prompt) => {
+      await refusedBeforeReserving({ model: 'demo/chat', ...prompt }, param);
+    });
+
+    it.each(['max_tokens', 'max_completion_tokens'])('refuses a %s above every provider maximum, before reserving', async (param) => {
+      await refusedBeforeReserving({ model: 'demo/chat', messages: user('hi'), [param]: 4_097 }, param);
+    });
+
+    it('serves an ordinary prompt near the limit, estimated realistically rather than by the reservation bound', async () => {
+      // 120 000 words in 240 000 bytes: about 120 000 tokens (Mock Alpha counts 120 004), though the bound is twice that.
+      const result = await app.rpc.request(InferenceContracts.chatCompletion, chat({ model: 'demo/chat', messages: user('a '.repeat(120_000)), max_tokens: 1 }));
+      expect(result.usage.prompt_tokens).toBe(120_004);
+    });
+
+    it.each([
+      ['a prompt longer than the first provider takes', { messages: user('word '.repeat(1_200)) }],
+      ['a max_tokens above what the first provider produces', { messages: user('hi'), max_tokens: ALPHA_LIMITS.max_completion_tokens + 1 }],
+    ])('routes %s to a provider that takes it', async (_label, body) => {
+      const result = await app.rpc.request(InferenceContracts.chatCompletion, chat({ model: 'test/limits', ...body }));
+      expect(result.provider).toBe('Mock Beta');
     });
   });
 
@@ -244,6 +314,18 @@ describe('inference chat completions over NATS, Postgres and mock-upstream', () 
       ['allow_fallbacks= with provider.allow_fallbacks', { model: 'demo/chat@allow_fallbacks=false', provider: { allow_fallbacks: true } }],
     ])('answers 400 on model when it conflicts with the body: %s', async (_label, body) => {
       await expect(app.rpc.request(InferenceContracts.chatCompletion, chat({ ...body, messages: user('x') }))).rejects.toMatchObject({ code: 'invalid_request', param: 'model' });
+    });
+
+    it('names model when the provider it names does not serve the model', async () => {
+      await expect(app.rpc.request(InferenceContracts.chatCompletion, chat({ model: 'demo/chat@provider=Nope', messages: user('x') }))).rejects.toMatchObject({
+        code: 'invalid_request',
+        status: 400,
+        param: 'model',
+      });
+      await expect(app.rpc.request(InferenceContracts.chatCompletion, chat({ model: 'demo/chat', provider: { only: ['Nope'] }, messages: user('x') }))).rejects.toMatchObject({
+        code: 'invalid_request',
+        param: 'provider',
+      });
     });
 
     it('is an unknown model on other endpoints', async () => {
@@ -349,6 +431,18 @@ describe('inference chat completions over NATS, Postgres and mock-upstream', () 
       code: 'invalid_model',
       status: 400,
       param: 'model',
+    });
+  });
+
+  it.each([
+    ['an embedding model', 'chat_completions', 'demo/embed-small'],
+    ['a chat model on an endpoint its list does not name', 'embeddings', 'demo/chat'],
+  ])('refuses %s with 400 on model, as its endpoints list says', async (_label, apiType, model) => {
+    await expect(app.rpc.request(InferenceContracts.chatCompletion, { ...chat({ model, messages: user('hi') }), apiType })).rejects.toMatchObject({
+      code: 'invalid_model',
+      status: 400,
+      param: 'model',
+      message: expect.stringContaining('is not served on'),
     });
   });
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { lastValueFrom, toArray } from 'rxjs';
-import { FormatRequest, FormatsContracts, Principal } from '@gw/contracts';
+import { FormatRequest, FormatsContracts, InferenceContracts, Principal } from '@gw/contracts';
 import { InferenceTestApp, POOR_ORGANIZATION } from './inference-test-app';
 
 describe('inference Responses and Messages over NATS, Postgres and mock-upstream', () => {
@@ -110,14 +110,90 @@ describe('inference Responses and Messages over NATS, Postgres and mock-upstream
   it.each([
     ['messages without max_tokens', { model: 'demo/chat', messages: [{ role: 'user', content: 'hi' }] }, 'body.max_tokens'],
     ['a tool_result in an assistant turn', { model: 'demo/chat', max_tokens: 8, messages: [{ role: 'assistant', content: [{ type: 'tool_result', tool_use_id: 'x' }] }] }, 'body.messages[0].content'],
+    ['a message that is an empty list', { model: 'demo/chat', max_tokens: 8, messages: [[]] }, 'body.messages[0]'],
   ])('validates %s on the service side', async (_name, body, param) => {
-    await expect(app.rpc.request(FormatsContracts.messages, request(body))).rejects.toMatchObject({ code: 'invalid_request', param });
+    // The validation may name the field or a part of it (`...content[0]`).
+    await expect(app.rpc.request(FormatsContracts.messages, request(body))).rejects.toMatchObject({ code: 'invalid_request', status: 400, param: expect.stringContaining(param) });
   });
 
   it('validates a Responses input on the service side', async () => {
     await expect(app.rpc.request(FormatsContracts.responses, request({ model: 'demo/chat', input: [{ type: 'file_search_call' }] }))).rejects.toMatchObject({
       code: 'invalid_request',
-      param: 'body.input',
+      param: expect.stringContaining('body.input'),
     });
+  });
+
+  describe('message_start of a Messages stream', () => {
+    const stream = (provider: string) =>
+      lastValueFrom(
+        app.rpc
+          .stream(FormatsContracts.messagesStream, request({ model: 'demo/chat', max_tokens: 64, messages: [{ role: 'user', content: 'one two three' }], provider: { only: [provider] } }))
+          .pipe(toArray()),
+      );
+
+    it.each([
+      // Mock Beta counts 3 words + 4 = 7 and says so in its own message_start.
+      ['Mock Beta', "the provider's count, which it told before any output", 7],
+      // Mock Alpha tells its usage only at the end: 'one two three' is estimated at 4 tokens until then.
+      ['Mock Alpha', 'the realistic estimate when the provider tells its count only at the end', 4],
+    ])('carries the input tokens through %s: %s, and message_delta the final usage', async (provider, _how, inputTokens) => {
+      const events = await stream(provider);
+      expect(events[0]).toMatchObject({ event: 'message_start', data: { message: { usage: { input_tokens: inputTokens, output_tokens: 0 } } } });
+      expect(events.find((e) => e.event === 'message_delta')?.data).toMatchObject({ usage: { input_tokens: 7, output_tokens: 3 } });
+    });
+  });
+
+  describe('a stream the provider cuts', () => {
+    const eventOfStream = async (contract: typeof FormatsContracts.messagesStream | typeof FormatsContracts.responsesStream, body: Record<string, unknown>) => {
+      const generationId = `gen-${randomUUID()}`;
+      await lastValueFrom(app.rpc.stream(contract, { ...request(body), generationId }).pipe(toArray()));
+      return app.eventOf(generationId);
+    };
+
+    it.each([
+      ['messages', FormatsContracts.messagesStream, (text: string) => ({ max_tokens: 64, messages: [{ role: 'user', content: text }] })],
+      ['responses', FormatsContracts.responsesStream, (text: string) => ({ input: text })],
+    ] as const)('costs no more on /v1/%s than the complete answer to the same request', async (_api, contract, input) => {
+      const body = (text: string) => ({ model: 'demo/chat', provider: { only: ['Mock Alpha'] }, ...input(text) });
+      const complete = await eventOfStream(contract, body('one two [[delay:0]]'));
+      const cut = await eventOfStream(contract, body('one two [[drop]]'));
+      // Estimated, as Mock Alpha reported no usage before the cut: 16 bytes as 4 prompt tokens, 'one' as 1.
+      expect(cut).toMatchObject({ status: 'failed', usage: { prompt_tokens: 4, completion_tokens: 1 }, cost: '0.0012' });
+      expect(complete).toMatchObject({ status: 'completed', usage: { prompt_tokens: 7, completion_tokens: 2 }, cost: '0.00225' });
+    });
+  });
+
+  describe('stop sequences', () => {
+    it.each(['Mock Alpha', 'Mock Beta'])('pass stop_sequences on to %s, which ends the answer before them', async (provider) => {
+      const message = await app.rpc.request(
+        FormatsContracts.messages,
+        request({ model: 'demo/chat', max_tokens: 64, stop_sequences: ['END'], messages: [{ role: 'user', content: 'one two END three' }], provider: { only: [provider] } }),
+      );
+      expect(message).toMatchObject({ provider, content: [{ type: 'text', text: 'one two' }], usage: { output_tokens: 2 } });
+    });
+  });
+
+  describe('the models each endpoint serves', () => {
+    const ask: Record<'responses' | 'messages', (model: string) => Promise<unknown>> = {
+      responses: (model) => app.rpc.request(FormatsContracts.responses, request({ model, input: 'still here' })),
+      messages: (model) => app.rpc.request(FormatsContracts.messages, request({ model, max_tokens: 64, messages: [{ role: 'user', content: 'still here' }] })),
+    };
+
+    it.each(['responses', 'messages'] as const)('serves demo/chat-fallback on /v1/%s, which its endpoints list', async (api) => {
+      const list = await app.rpc.request(InferenceContracts.listModels, { endpoint: `/v1/${api}` });
+      expect(list.data.map((m) => m.id)).toContain('demo/chat-fallback');
+      expect(await ask[api]('demo/chat-fallback')).toMatchObject({ model: 'demo/chat-fallback', provider: 'Mock Alpha' });
+    });
+
+    it.each(['responses', 'messages'] as const)('refuses on /v1/%s a model whose endpoints do not list it, with 400 on model', async (api) => {
+      await expect(ask[api]('demo/embed-small')).rejects.toMatchObject({ code: 'invalid_model', status: 400, param: 'model' });
+    });
+  });
+
+  it.each([
+    ['input', { input: 'a '.repeat(200_000) }],
+    ['max_output_tokens', { input: 'hi', max_output_tokens: 4_097 }],
+  ])('names the Responses field %s when the request is too large for the model', async (param, fields) => {
+    await expect(app.rpc.request(FormatsContracts.responses, request({ model: 'demo/chat', ...fields }))).rejects.toMatchObject({ code: 'invalid_request', status: 400, param });
   });
 });

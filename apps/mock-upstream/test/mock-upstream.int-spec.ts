@@ -93,6 +93,22 @@ describe('mock-upstream over real HTTP', () => {
       expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 } });
     });
 
+    it.each([
+      ['one string', 'three'],
+      ['a list, the earliest match counting', ['four', ' three']],
+    ])('cuts the answer before a stop sequence given as %s, with finish stop', async (_label, stop) => {
+      const body = await (await alpha({ messages: user('one two three four'), stop })).json().then(loose);
+      expect(body.choices[0]).toMatchObject({ message: { content: 'one two' }, finish_reason: 'stop' });
+      expect(body.usage.completion_tokens).toBe(2);
+    });
+
+    it('streams only the words before a stop sequence', async () => {
+      const data = await sseData(await alpha({ messages: user('one two three'), stop: ['two'], stream: true }));
+      const chunks = data.slice(0, -1).map((d) => JSON.parse(d));
+      expect(chunks.map((c) => c.choices[0]?.delta?.content ?? '').join('')).toBe('one');
+      expect(chunks.at(-1).choices[0].finish_reason).toBe('stop');
+    });
+
     it('streams without a usage chunk unless asked', async () => {
       const data = await sseData(await alpha({ messages: user('x y'), stream: true }));
       expect(data.slice(0, -1).some((d) => JSON.parse(d).usage)).toBe(false);
@@ -151,6 +167,17 @@ describe('mock-upstream over real HTTP', () => {
     it('truncates to max_tokens with stop_reason max_tokens', async () => {
       const body = await (await beta({ messages: user('a b c d'), max_tokens: 3 })).json().then(loose);
       expect(body).toMatchObject({ content: [{ text: 'a b c' }], stop_reason: 'max_tokens' });
+    });
+
+    it('cuts the answer before a stop sequence and names it with stop_reason stop_sequence', async () => {
+      const body = await (await beta({ messages: user('one two END three'), stop_sequences: ['three', 'END'] })).json().then(loose);
+      expect(body).toMatchObject({ content: [{ type: 'text', text: 'one two' }], stop_reason: 'stop_sequence', stop_sequence: 'END', usage: { output_tokens: 2 } });
+    });
+
+    it('names the stop sequence in the message_delta of a stream', async () => {
+      const data = (await sseData(await beta({ messages: user('one two three'), stop_sequences: ['three'], stream: true }))).map((d) => JSON.parse(d));
+      expect(data.filter((d) => d.type === 'content_block_delta').map((d) => d.delta.text).join('')).toBe('one two');
+      expect(data.find((d) => d.type === 'message_delta')).toMatchObject({ delta: { stop_reason: 'stop_sequence', stop_sequence: 'three' }, usage: { output_tokens: 2 } });
     });
 
     it('uses a tool when tool_choice is any', async () => {

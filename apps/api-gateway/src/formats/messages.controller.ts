@@ -46,7 +46,7 @@ export class MessagesController {
     summary: 'Create a message (Anthropic Messages API)',
     description:
       'The Anthropic Messages request and response shapes, run through the same routing, billing and history as chat completions (apiType `messages`); ' +
-      'any model works, whichever wire its provider speaks. The model alias notation is accepted. `top_k` and `stop_sequences` are accepted and not passed on. ' +
+      'any model works, whichever wire its provider speaks. The model alias notation is accepted. `top_k` is accepted and not passed on; `stop_sequences` end the answer. ' +
       'With `stream: true` the answer is the native event stream: message_start, content_block_start, content_block_delta (text_delta, input_json_delta), ' +
       'content_block_stop, message_delta (stop_reason, usage with cost), message_stop; a failure after message_start is an `error` event.',
   })

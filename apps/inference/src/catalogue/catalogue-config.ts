@@ -41,8 +41,11 @@ export class CatalogueProviderConfig extends ModelProviderDto {
   routing!: ProviderRoutingConfig;
 }
 
-/** A catalogue entry as written in the file: top_provider is derived from the first provider. */
-export class CatalogueModelConfig extends OmitType(ModelCatalogueEntryDto, ['top_provider', 'providers'] as const) {
+/**
+ * A catalogue entry as written in the file: top_provider is derived from the first provider and
+ * endpoints from the type (ENDPOINTS_BY_MODEL_TYPE), so the file writes neither.
+ */
+export class CatalogueModelConfig extends OmitType(ModelCatalogueEntryDto, ['top_provider', 'providers', 'endpoints'] as const) {
   @IsArray()
   @ArrayMinSize(1)
   @ValidateNested({ each: true })

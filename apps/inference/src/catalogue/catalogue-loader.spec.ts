@@ -28,6 +28,32 @@ describe('loadCatalogue', () => {
     expect(JSON.stringify(models.map((m) => m.entry))).not.toContain('routing');
   });
 
+  it("derives every model's endpoints from its type", () => {
+    const endpoints = Object.fromEntries(loadCatalogue(DEMO, variables).map((m) => [m.entry.id, m.entry.endpoints]));
+    const chat = ['/v1/chat/completions', '/v2/chat/completions', '/v1/responses', '/v1/messages'];
+    expect(endpoints).toEqual({
+      'demo/chat': chat,
+      'demo/chat-fallback': chat,
+      'demo/embed-small': ['/v1/embeddings'],
+      'demo/embed-large': ['/v1/embeddings'],
+      'demo/whisper': ['/v1/audio/transcriptions'],
+      'demo/transcribe-diarize': ['/v1/audio/transcriptions'],
+      'demo/image': ['/v1/media', '/v2/media', '/v2/images/generations'],
+      'demo/image-classic': ['/v1/media', '/v2/media', '/v2/images/generations'],
+      'demo/video': ['/v1/media', '/v2/media'],
+      'demo/tts': ['/v1/media', '/v2/media'],
+    });
+  });
+
+  it.each<[string, Record<string, unknown>, { maxPromptTokens: number | null; maxCompletionTokens: number | null }]>([
+    ['the lower of context_length and per_request_limits', { context_length: 200_000, max_completion_tokens: 64_000, per_request_limits: { prompt_tokens: 128_000, completion_tokens: 4_096 } }, { maxPromptTokens: 128_000, maxCompletionTokens: 4_096 }],
+    ['the model limits without per-request limits', { context_length: 8_192, max_completion_tokens: 1_024, per_request_limits: null }, { maxPromptTokens: 8_192, maxCompletionTokens: 1_024 }],
+    ['a per-request limit alone', { context_length: null, max_completion_tokens: null, per_request_limits: { prompt_tokens: 1_000, completion_tokens: null } }, { maxPromptTokens: 1_000, maxCompletionTokens: null }],
+  ])('limits a request to %s', (_label, limits, expected) => {
+    const file = withFile((c) => Object.assign(c.models[0].providers[0], limits));
+    expect(loadCatalogue(file, variables)[0].routes[0]).toMatchObject(expected);
+  });
+
   it('loads the example catalogue of real providers', () => {
     const models = loadCatalogue(EXAMPLE, { OPENAI_API_KEY: 'sk' });
     expect(models.flatMap((m) => m.routes.map((r) => r.name))).toEqual(['OpenAI', 'OpenRouter', 'Anthropic', 'OpenRouter']);
@@ -59,7 +85,8 @@ describe('loadCatalogue', () => {
     ['a video model with neither video_per_second nor tiers', (c) => Object.assign(model(c, 'demo/video').providers[0].pricing, { video_per_second: {}, tiers: [] }), /model demo\/video has no price for video_per_second or tiers/],
     ['a model taking dimensions without a maximum', (c) => (model(c, 'demo/embed-large').parameters = {}), /parameters\.dimensions\.max: model demo\/embed-large takes dimensions/],
     ['an embedding model on the anthropic wire', (c) => (model(c, 'demo/embed-small').providers[0].routing.wire = 'anthropic'), /embedding model demo\/embed-small needs the openai wire/],
-    ['an endpoint the gateway does not serve', (c) => (model(c, 'demo/chat').endpoints = ['/v1/completions']), /models\[0\]\.endpoints: endpoints must each be one of/],
+    ['endpoints written in the file, where they would disagree with the type they derive from', (c) => (model(c, 'demo/chat').endpoints = ['/v1/chat/completions']), /models\[0\]\.endpoints: property endpoints should not exist/],
+    ['a per-request limit that is not a count', (c) => (model(c, 'demo/chat').providers[1].per_request_limits.prompt_tokens = 1.5), /models\[0\]\.providers\[1\]\.per_request_limits\.prompt_tokens: must be a positive integer/],
   ])('fails closed on %s, naming the model', (_label, mutate, problem) => {
     expect(() => loadCatalogue(withFile(mutate), variables)).toThrow(problem);
   });

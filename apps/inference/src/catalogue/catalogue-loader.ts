@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { ModelCatalogueEntryDto, ProviderDescriptorDto } from '@gw/dto';
 import { missingBilledUnits, Pricing } from '@gw/pricing';
 import { CatalogueFileConfig, CatalogueModelConfig, CatalogueProviderConfig, ProviderWire } from './catalogue-config';
+import { ENDPOINTS_BY_MODEL_TYPE } from './model-endpoints';
 import { StartupError } from '@gw/platform';
 
 export class CatalogueError extends StartupError {
@@ -22,8 +23,10 @@ export interface ProviderRoute {
   upstreamModel: string;
   apiKey: string | null;
   pricing: Pricing;
+  /** The most prompt tokens one request may send: context_length and per_request_limits.prompt_tokens, whichever is lower; null: unbounded. */
+  maxPromptTokens: number | null;
+  /** The most completion tokens one request may ask for: max_completion_tokens and per_request_limits.completion_tokens, whichever is lower. */
   maxCompletionTokens: number | null;
-  contextLength: number | null;
   /** Request parameters the provider honours (`tools`, `response_format`, …). */
   supportedParameters: string[];
   /** The reasoning efforts the provider accepts, or null when it declares none (any value passes). */
@@ -66,6 +69,7 @@ export function loadCatalogue(file: string, variables: Record<string, string | u
 /**
  * Fail closed: a provider without a price for a unit its model type is billed in would bill 0 by
  * omission; a provider that takes `dimensions` needs the model's maximum to check it against;
+ * per-request limits are what requests are refused by, so they must be counts;
  * embeddings exist on the OpenAI wire only.
  */
 function checkModel(model: CatalogueModelConfig, file: string, at: string): void {
@@ -77,6 +81,11 @@ function checkModel(model: CatalogueModelConfig, file: string, at: string): void
     const maxDimensions = model.parameters['dimensions']?.max;
     if (provider.supported_parameters.includes('dimensions') && !(typeof maxDimensions === 'number' && maxDimensions >= 1)) {
       throw new CatalogueError(file, `${at}.parameters.dimensions.max: model ${model.id} takes dimensions at provider ${provider.name} but declares no maximum`);
+    }
+    for (const [limit, value] of Object.entries(provider.per_request_limits ?? {})) {
+      if (value !== null && value !== undefined && !(Number.isInteger(value) && value >= 1)) {
+        throw new CatalogueError(file, `${at}.providers[${p}].per_request_limits.${limit}: must be a positive integer or null at provider ${provider.name}`);
+      }
     }
     if (model.type === 'embedding' && provider.routing.wire !== 'openai') {
       throw new CatalogueError(file, `${at}.providers[${p}].routing.wire: embedding model ${model.id} needs the openai wire at provider ${provider.name}`);
@@ -98,12 +107,17 @@ function route(provider: CatalogueProviderConfig, variables: Record<string, stri
     upstreamModel: provider.routing.model,
     apiKey: provider.routing.apiKeyEnv ? (variables[provider.routing.apiKeyEnv] ?? null) : null,
     pricing: provider.pricing as Pricing,
-    maxCompletionTokens: provider.max_completion_tokens ?? null,
-    contextLength: provider.context_length ?? null,
+    maxPromptTokens: lowest(provider.context_length, provider.per_request_limits?.prompt_tokens),
+    maxCompletionTokens: lowest(provider.max_completion_tokens, provider.per_request_limits?.completion_tokens),
     supportedParameters: [...provider.supported_parameters],
     reasoningEfforts: provider.parameters?.['reasoning_effort']?.values ?? null,
     firstTokenTimeoutMs: provider.routing.firstTokenTimeoutMs ?? null,
   };
+}
+
+function lowest(...limits: Array<number | null | undefined>): number | null {
+  const set = limits.filter((limit): limit is number => typeof limit === 'number');
+  return set.length > 0 ? Math.min(...set) : null;
 }
 
 function publicEntry(model: CatalogueModelConfig): ModelCatalogueEntryDto {
@@ -116,7 +130,7 @@ function publicEntry(model: CatalogueModelConfig): ModelCatalogueEntryDto {
     created: model.created,
     architecture: { ...model.architecture },
     top_provider: top as ProviderDescriptorDto,
-    endpoints: model.endpoints,
+    endpoints: [...ENDPOINTS_BY_MODEL_TYPE[model.type]],
     short_description: model.short_description,
     providers,
     parameters: model.parameters,

@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { Observable } from 'rxjs';
+import { map, Observable } from 'rxjs';
 import { ChatCompletion, ChatCompletionChunk, InferenceContracts } from '@gw/contracts';
 import { ChatCompletionRpcMessageDto } from '@gw/dto';
 import { ChatCompletionService } from './chat-completion.service';
@@ -16,6 +16,6 @@ export class ChatCompletionHandler {
 
   @MessagePattern(InferenceContracts.chatCompletionStream.subject)
   stream(@Payload() message: ChatCompletionRpcMessageDto): Observable<ChatCompletionChunk> {
-    return this.chat.stream(message);
+    return this.chat.stream(message).pipe(map((item) => item.chunk));
   }
 }

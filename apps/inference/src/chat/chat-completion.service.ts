@@ -2,12 +2,13 @@ import { Inject, Injectable } from '@nestjs/common';
 import Decimal from 'decimal.js';
 import { randomUUID } from 'node:crypto';
 import { Observable, Subscriber } from 'rxjs';
-import { applyModelAlias, ModelAliasError } from '@gw/alias';
+import { applyModelAlias, ModelAliasError, parseModelAlias } from '@gw/alias';
 import { ChatCompletion, ChatCompletionChunk, DomainError, GenerationResponseMode } from '@gw/contracts';
 import type { ChatCompletionRequestDto, ChatCompletionRpcMessageDto } from '@gw/dto';
 import { costNumber } from '@gw/pricing';
 import type { ProviderRoute } from '../catalogue/catalogue-loader';
 import { ModelCatalogue } from '../catalogue/model-catalogue';
+import { endpointOfApiType } from '../catalogue/model-endpoints';
 import { GenerationBilling, GenerationOutcome } from '../generations/generation-billing.service';
 import { ChatAdapters } from '../providers/chat-adapters';
 import { UpstreamFailure, UpstreamStreamEvent, UpstreamUsage } from '../providers/upstream-chat';
@@ -16,6 +17,7 @@ import {
   attempt,
   BLOCKED_ERROR,
   ChatGeneration,
+  ChatStreamItem,
   completionCost,
   billedGeneration,
   isBlockedWithoutOutput,
@@ -24,7 +26,15 @@ import {
   upstreamDomainError,
   usageOrEstimate,
 } from './chat-generation';
-import { clientMaxTokens, conversation, promptTokensUpperBound, reservationAmounts, toUpstreamRequest, upstreamMaxTokens } from './chat-plan';
+import {
+  clientMaxTokens,
+  conversation,
+  promptTokensEstimate,
+  promptTokensUpperBound,
+  reservationAmounts,
+  toUpstreamRequest,
+  upstreamMaxTokens,
+} from './chat-plan';
 import { awaitFirstOutput, FirstOutput } from './first-output';
 import { GenerationCancellations } from './generation-cancellations';
 import { planRoutes } from './routing';
@@ -66,8 +76,8 @@ export class ChatCompletionService {
     }
   }
 
-  stream(request: ChatCompletionRpcMessageDto): Observable<Chunk> {
-    return new Observable<Chunk>((subscriber) => {
+  stream(request: ChatCompletionRpcMessageDto): Observable<ChatStreamItem> {
+    return new Observable<ChatStreamItem>((subscriber) => {
       const id = request.generationId ?? `gen-${randomUUID()}`;
       const cancellation = this.cancellations.open(id);
       this.runStream(request, id, subscriber, cancellation.signal)
@@ -87,7 +97,7 @@ export class ChatCompletionService {
         generation.firstOutputAt = Date.now();
         generation.attempts.push(attempt(route, generation.attempts.length + 1, started, null));
         const text = (result.content ?? '') + result.toolCalls.map((call) => call.function.arguments).join('');
-        const usage = usageOrEstimate(result.usage, generation.promptBound, text);
+        const usage = usageOrEstimate(result.usage, generation.promptEstimate, text);
         const blocked = isBlockedWithoutOutput(result.finishReason, text);
         const cost = blocked ? new Decimal(0) : completionCost(route, usage, generation.reserved);
         await this.finish(generation, {
@@ -117,7 +127,7 @@ export class ChatCompletionService {
         failure = toUpstreamFailure(err);
         generation.attempts.push(attempt(route, generation.attempts.length + 1, started, failure, signal.aborted));
         if (signal.aborted) {
-          await this.cancelled(generation, route, null, '');
+          await this.cancelled(generation, route, null, generation.promptEstimate, '');
           throw new DomainError('upstream_error', 'The generation was cancelled');
         }
         if (!failure.retryable) break;
@@ -126,7 +136,7 @@ export class ChatCompletionService {
     throw await this.fail(generation, failure);
   }
 
-  private async runStream(request: ChatCompletionRpcMessageDto, id: string, subscriber: Subscriber<Chunk>, signal: AbortSignal): Promise<void> {
+  private async runStream(request: ChatCompletionRpcMessageDto, id: string, subscriber: Subscriber<ChatStreamItem>, signal: AbortSignal): Promise<void> {
     const generation = await this.begin(request, 'stream', id);
     let failure: UpstreamFailure | null = null;
     for (const route of generation.routes) {
@@ -140,7 +150,7 @@ export class ChatCompletionService {
       } catch (err) {
         failure = toUpstreamFailure(err);
         generation.attempts.push(attempt(route, generation.attempts.length + 1, started, failure, signal.aborted));
-        if (signal.aborted) return this.cancelled(generation, route, null, '', subscriber);
+        if (signal.aborted) return this.cancelled(generation, route, null, generation.promptEstimate, '', subscriber);
         if (!failure.retryable) break;
         continue;
       }
@@ -156,7 +166,7 @@ export class ChatCompletionService {
     started: number,
     iterator: AsyncIterator<UpstreamStreamEvent>,
     head: FirstOutput,
-    subscriber: Subscriber<Chunk>,
+    subscriber: Subscriber<ChatStreamItem>,
     signal: AbortSignal,
   ): Promise<void> {
     generation.firstOutputAt = Date.now();
@@ -172,8 +182,11 @@ export class ChatCompletionService {
     let text = '';
     let finishReason: string | null = null;
     let usage: UpstreamUsage | null = null;
+    let promptTokens = generation.promptEstimate;
     let roleSent = false;
+    const send = (item: Chunk) => subscriber.next({ chunk: item, promptTokens });
     const forward = (event: UpstreamStreamEvent) => {
+      if (event.promptTokens !== undefined) promptTokens = event.promptTokens;
       if (event.finishReason) finishReason = event.finishReason;
       if (event.usage) usage = event.usage;
       if (!event.content && !event.toolCalls) return;
@@ -184,7 +197,7 @@ export class ChatCompletionService {
         ...(event.toolCalls ? { tool_calls: event.toolCalls } : {}),
       };
       roleSent = true;
-      subscriber.next(chunk({ index: 0, delta, finish_reason: null }));
+      send(chunk({ index: 0, delta, finish_reason: null }));
     };
     try {
       head.events.forEach(forward);
@@ -194,16 +207,16 @@ export class ChatCompletionService {
     } catch (err) {
       const failure = toUpstreamFailure(err);
       generation.attempts.push(attempt(route, generation.attempts.length + 1, started, failure, signal.aborted));
-      if (signal.aborted) return this.cancelled(generation, route, usage, text, subscriber);
-      subscriber.error(await this.brokenOff(generation, route, failure, usage, text));
+      if (signal.aborted) return this.cancelled(generation, route, usage, promptTokens, text, subscriber);
+      subscriber.error(await this.brokenOff(generation, route, failure, usage, promptTokens, text));
       return;
     }
     generation.attempts.push(attempt(route, generation.attempts.length + 1, started, null));
-    const final = usageOrEstimate(usage, generation.promptBound, text);
+    const final = usageOrEstimate(usage, promptTokens, text);
     const reason: string = finishReason ?? 'stop';
     const blocked = isBlockedWithoutOutput(reason, text);
     const cost = blocked ? new Decimal(0) : completionCost(route, final, generation.reserved);
-    subscriber.next(chunk({ index: 0, delta: roleSent ? {} : { role: 'assistant', content: '' }, finish_reason: reason }, this.usageWithCost(final, cost)));
+    send(chunk({ index: 0, delta: roleSent ? {} : { role: 'assistant', content: '' }, finish_reason: reason }, this.usageWithCost(final, cost)));
     await this.finish(generation, {
       status: blocked ? 'failed' : 'completed',
       provider: route.name,
@@ -216,12 +229,13 @@ export class ChatCompletionService {
   }
 
   private async begin(request: ChatCompletionRpcMessageDto, responseMode: GenerationResponseMode, id: string): Promise<ChatGeneration> {
+    const endpoint = endpointOfApiType(request.apiType);
+    if (!endpoint) throw new DomainError('invalid_request', `Unknown apiType ${request.apiType}`, 'apiType');
     const body = this.withAlias(request);
-    const model = this.catalogue.find(body.model);
-    if (!model) throw new DomainError('invalid_model', `The model ${body.model} does not exist`, 'model');
-    if (model.entry.type !== 'chat') throw new DomainError('invalid_model', `The model ${body.model} is not a chat model`, 'model');
-    const { routes } = planRoutes(model, body);
+    const model = this.catalogue.servingModel(body.model, endpoint);
     const messages = conversation(body);
+    const promptEstimate = promptTokensEstimate(messages, body);
+    const { routes } = planRoutes(model, body, { promptTokens: promptEstimate, preferencesParam: this.providerFromAlias(request) ? 'model' : 'provider' });
     const promptBound = promptTokensUpperBound(messages, body);
     const clientMax = clientMaxTokens(body);
     const generation: ChatGeneration = {
@@ -233,6 +247,7 @@ export class ChatCompletionService {
       routes,
       messages,
       promptBound,
+      promptEstimate,
       clientMax,
       reserved: new Decimal(0),
       startedAt: new Date(),
@@ -255,6 +270,11 @@ export class ChatCompletionService {
     }
   }
 
+  /** Whether `provider.only` is the alias's `provider=`: the body cannot also set it, the alias refuses that. */
+  private providerFromAlias(request: ChatCompletionRpcMessageDto): boolean {
+    return ALIAS_API_TYPES.has(request.apiType) && parseModelAlias(request.body.model).provider !== undefined;
+  }
+
   private call(generation: ChatGeneration, route: ProviderRoute, signal: AbortSignal) {
     const maxTokens = upstreamMaxTokens(route, generation.promptBound, generation.clientMax, generation.reserved);
     return {
@@ -274,9 +294,16 @@ export class ChatCompletionService {
   }
 
   /** The provider broke off after output: the answer failed, but what it produced was paid for, so it is charged. */
-  private async brokenOff(generation: ChatGeneration, route: ProviderRoute, failure: UpstreamFailure, usage: UpstreamUsage | null, text: string): Promise<DomainError> {
+  private async brokenOff(
+    generation: ChatGeneration,
+    route: ProviderRoute,
+    failure: UpstreamFailure,
+    usage: UpstreamUsage | null,
+    promptTokens: number,
+    text: string,
+  ): Promise<DomainError> {
     const error = upstreamDomainError(failure, true);
-    const produced = producedUsageAndCost(route, usage, generation.promptBound, text, generation.reserved);
+    const produced = producedUsageAndCost(route, usage, promptTokens, text, generation.reserved);
     await this.finish(generation, {
       status: 'failed',
       provider: route.name,
@@ -289,8 +316,15 @@ export class ChatCompletionService {
   }
 
   /** The client went away: what the provider produced so far is charged, as it was paid for. */
-  private async cancelled(generation: ChatGeneration, route: ProviderRoute, usage: UpstreamUsage | null, text: string, subscriber?: Subscriber<Chunk>): Promise<void> {
-    const produced = producedUsageAndCost(route, usage, generation.promptBound, text, generation.reserved);
+  private async cancelled(
+    generation: ChatGeneration,
+    route: ProviderRoute,
+    usage: UpstreamUsage | null,
+    promptTokens: number,
+    text: string,
+    subscriber?: Subscriber<ChatStreamItem>,
+  ): Promise<void> {
+    const produced = producedUsageAndCost(route, usage, promptTokens, text, generation.reserved);
     await this.finish(generation, { status: 'cancelled', provider: route.name, finishReason: null, usage: tokenUsage(produced.usage), cost: produced.cost, error: null });
     // Over NATS nobody listens any more; completing releases the server side of the stream.
     subscriber?.complete();

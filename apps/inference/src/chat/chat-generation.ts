@@ -1,11 +1,12 @@
 import Decimal from 'decimal.js';
-import { DomainError, GenerationResponseMode, TokenUsage } from '@gw/contracts';
+import { ChatCompletionChunk, DomainError, GenerationResponseMode, TokenUsage } from '@gw/contracts';
 import type { ChatCompletionRequestDto, ChatCompletionRpcMessageDto, ChatMessageDto } from '@gw/dto';
 import { chatCost, roundCost } from '@gw/pricing';
 import type { CatalogueModel, ProviderRoute } from '../catalogue/catalogue-loader';
 import type { BilledGeneration } from '../generations/generation-billing.service';
 import type { NewAttempt } from '../generations/generation-outbox.repository';
 import { UpstreamFailure, UpstreamUsage } from '../providers/upstream-chat';
+import { estimatedTokens } from './token-estimate';
 
 /** Everything known about one chat generation while it runs. */
 export interface ChatGeneration {
@@ -17,7 +18,10 @@ export interface ChatGeneration {
   model: CatalogueModel;
   routes: ProviderRoute[];
   messages: ChatMessageDto[];
+  /** The prompt's upper bound, what the reservation and the upstream max_tokens are sized by. */
   promptBound: number;
+  /** The prompt's realistic estimate, charged when the provider does not say how long the prompt was. */
+  promptEstimate: number;
   clientMax: number | null;
   reserved: Decimal;
   startedAt: Date;
@@ -25,9 +29,24 @@ export interface ChatGeneration {
   attempts: NewAttempt[];
 }
 
-/** Upstream usage where reported; otherwise the prompt bound and ~4 bytes per completion token. */
-export function usageOrEstimate(usage: UpstreamUsage | null, promptBound: number, completionText: string): UpstreamUsage {
-  return usage ?? { prompt_tokens: promptBound, completion_tokens: Math.ceil(Buffer.byteLength(completionText, 'utf8') / 4) };
+/**
+ * A chunk of a streamed generation, with the prompt's tokens as known when it was sent: the
+ * provider's count if it told one before the end, else the realistic estimate. The chunk goes to
+ * chat clients as it is; the count is for APIs that announce the prompt size up front (Anthropic's
+ * message_start).
+ */
+export interface ChatStreamItem {
+  chunk: ChatCompletionChunk;
+  promptTokens: number;
+}
+
+/**
+ * Upstream usage where reported; otherwise `promptTokens` (what the provider said of the prompt so
+ * far, else the realistic estimate, never the reservation bound) and the same estimate of the text
+ * produced.
+ */
+export function usageOrEstimate(usage: UpstreamUsage | null, promptTokens: number, completionText: string): UpstreamUsage {
+  return usage ?? { prompt_tokens: promptTokens, completion_tokens: estimatedTokens(completionText) };
 }
 
 /** The cost of a completion, never above what was reserved for it. */
@@ -42,11 +61,11 @@ export function completionCost(route: ProviderRoute, usage: UpstreamUsage, reser
 export function producedUsageAndCost(
   route: ProviderRoute,
   usage: UpstreamUsage | null,
-  promptBound: number,
+  promptTokens: number,
   text: string,
   reserved: Decimal,
 ): { usage: UpstreamUsage; cost: Decimal } {
-  const final = usageOrEstimate(usage, promptBound, text);
+  const final = usageOrEstimate(usage, promptTokens, text);
   if (text === '' && usage === null) return { usage: final, cost: new Decimal(0) };
   return { usage: final, cost: completionCost(route, final, reserved) };
 }

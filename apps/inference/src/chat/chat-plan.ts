@@ -3,12 +3,15 @@ import type { ChatCompletionRequestDto, ChatMessageDto } from '@gw/dto';
 import { affordableCompletionTokens, maxChatCost } from '@gw/pricing';
 import type { ProviderRoute } from '../catalogue/catalogue-loader';
 import type { UpstreamChatRequest } from '../providers/upstream-chat';
+import { estimatedTokens } from './token-estimate';
 
 /** Tokens charged per message for role markers and separators; above what any tokenizer spends. */
 export const MESSAGE_OVERHEAD_TOKENS = 8;
 export const REQUEST_OVERHEAD_TOKENS = 16;
 /** An image part is reserved as this many tokens whatever its size. */
 export const IMAGE_PART_TOKENS = 1_600;
+/** An image part is estimated as the least a provider counts for one (OpenAI's low detail), so images never inflate an estimate. */
+export const IMAGE_PART_ESTIMATED_TOKENS = 85;
 /** Used when neither the client nor the catalogue bounds the completion. */
 export const DEFAULT_MAX_COMPLETION_TOKENS = 4_096;
 
@@ -17,32 +20,55 @@ export function conversation(body: ChatCompletionRequestDto): ChatMessageDto[] {
   return [{ role: 'user', content: body.prompt ?? '' }];
 }
 
+interface PromptContent {
+  messages: number;
+  /** Every text the prompt sends: contents, names, tool call ids, and tool calls, tools and response_format as JSON. */
+  texts: string[];
+  images: number;
+}
+
+function promptContent(messages: ChatMessageDto[], body: ChatCompletionRequestDto): PromptContent {
+  const texts: string[] = [];
+  let images = 0;
+  for (const message of messages) {
+    texts.push(message.name ?? '', message.tool_call_id ?? '');
+    if (typeof message.content === 'string') texts.push(message.content);
+    if (Array.isArray(message.content)) {
+      for (const part of message.content) {
+        if (part.type === 'text' && 'text' in part) texts.push(part.text);
+        else if (part.type === 'image_url') images++;
+        else texts.push(JSON.stringify(part));
+      }
+    }
+    if (message.tool_calls) texts.push(JSON.stringify(message.tool_calls));
+  }
+  if (body.tools) texts.push(JSON.stringify(body.tools));
+  if (body.response_format) texts.push(JSON.stringify(body.response_format));
+  return { messages: messages.length, texts, images };
+}
+
 const bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
 
 /**
- * A safe upper bound of the prompt's tokens: no tokenizer emits more tokens than UTF-8 bytes, so
- * bytes of every text plus a per-message overhead can only over-estimate.
+ * A safe upper bound of the prompt's tokens, for the reservation only: no tokenizer emits more
+ * tokens than UTF-8 bytes, so bytes of every text plus a per-message overhead can only over-estimate.
  */
 export function promptTokensUpperBound(messages: ChatMessageDto[], body: ChatCompletionRequestDto): number {
-  let total = REQUEST_OVERHEAD_TOKENS;
-  for (const message of messages) {
-    total += MESSAGE_OVERHEAD_TOKENS + bytes(message.name ?? '') + bytes(message.tool_call_id ?? '');
-    if (typeof message.content === 'string') total += bytes(message.content);
-    if (Array.isArray(message.content)) {
-      for (const part of message.content) {
-        if (part.type === 'text' && 'text' in part) total += bytes(part.text);
-        else if (part.type === 'image_url') total += IMAGE_PART_TOKENS;
-        else total += bytes(JSON.stringify(part));
-      }
-    }
-    if (message.tool_calls) total += bytes(JSON.stringify(message.tool_calls));
-  }
-  if (body.tools) total += bytes(JSON.stringify(body.tools));
-  if (body.response_format) total += bytes(JSON.stringify(body.response_format));
-  return total;
+  const content = promptContent(messages, body);
+  const textBytes = content.texts.reduce((sum, text) => sum + bytes(text), 0);
+  return REQUEST_OVERHEAD_TOKENS + content.messages * MESSAGE_OVERHEAD_TOKENS + textBytes + content.images * IMAGE_PART_TOKENS;
 }
 
-export function clientMaxTokens(body: ChatCompletionRequestDto): number | null {
+/**
+ * A realistic count of the prompt's tokens (see estimatedTokens), used where the provider's count
+ * is not known: charging a generation without reported usage, and checking context limits.
+ */
+export function promptTokensEstimate(messages: ChatMessageDto[], body: ChatCompletionRequestDto): number {
+  const content = promptContent(messages, body);
+  return content.texts.reduce((sum, text) => sum + estimatedTokens(text), 0) + content.images * IMAGE_PART_ESTIMATED_TOKENS;
+}
+
+export function clientMaxTokens(body: Pick<ChatCompletionRequestDto, 'max_tokens' | 'max_completion_tokens'>): number | null {
   return body.max_completion_tokens ?? body.max_tokens ?? null;
 }
 
@@ -83,6 +109,22 @@ export function upstreamMaxTokens(route: ProviderRoute, promptBound: number, cli
   return Math.max(1, Math.min(completionCeiling(route, clientMax), affordableCompletionTokens(route.pricing, promptBound, reserved)));
 }
 
+type ForwardedUpstreamFields = Pick<UpstreamChatRequest, 'stop' | 'seed' | 'parallel_tool_calls' | 'logit_bias'>;
+
+/**
+ * The OpenAI sampling fields passed on to providers (validated at the edge): `stop` always as a
+ * list, and `parallel_tool_calls` only with tools, as OpenAI refuses it without them.
+ */
+export function forwardedFields(body: ChatCompletionRequestDto): ForwardedUpstreamFields {
+  const stop = typeof body.stop === 'string' ? [body.stop] : (body.stop ?? []);
+  return {
+    ...(stop.length > 0 ? { stop } : {}),
+    ...(body.seed !== undefined ? { seed: body.seed } : {}),
+    ...(body.parallel_tool_calls !== undefined && body.tools?.length ? { parallel_tool_calls: body.parallel_tool_calls } : {}),
+    ...(body.logit_bias ? { logit_bias: { ...body.logit_bias } } : {}),
+  };
+}
+
 export function toUpstreamRequest(route: ProviderRoute, body: ChatCompletionRequestDto, messages: ChatMessageDto[], maxTokens: number): UpstreamChatRequest {
   return {
     model: route.upstreamModel,
@@ -98,5 +140,6 @@ export function toUpstreamRequest(route: ProviderRoute, body: ChatCompletionRequ
     ...(body.reasoning?.effort ? { reasoning_effort: body.reasoning.effort } : {}),
     ...(body.web_search_options ? { web_search_options: { ...body.web_search_options } } : {}),
     ...(body.user ? { user: body.user } : {}),
+    ...forwardedFields(body),
   };
 }

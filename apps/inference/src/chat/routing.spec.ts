@@ -1,7 +1,7 @@
 import { DomainError } from '@gw/contracts';
 import type { Pricing } from '@gw/pricing';
 import type { CatalogueModel, ProviderRoute } from '../catalogue/catalogue-loader';
-import { planRoutes, RoutingRequest } from './routing';
+import { planRoutes, RoutingContext, RoutingRequest } from './routing';
 
 const ALL = ['temperature', 'max_tokens', 'stream', 'tools', 'tool_choice', 'response_format', 'reasoning'];
 
@@ -13,8 +13,8 @@ function route(name: string, prompt: string, completion: string, extra: Partial<
     upstreamModel: 'm',
     apiKey: null,
     pricing: { currency: 'RUB', prompt_per_million: prompt, completion_per_million: completion } as Pricing,
+    maxPromptTokens: 128_000,
     maxCompletionTokens: 4096,
-    contextLength: 128_000,
     supportedParameters: ALL,
     reasoningEfforts: ['low', 'medium', 'high'],
     firstTokenTimeoutMs: null,
@@ -31,10 +31,13 @@ const model: CatalogueModel = {
   ],
 };
 
-const names = (request: RoutingRequest) => planRoutes(model, request).routes.map((r) => r.name);
-const fails = (request: RoutingRequest): DomainError => {
+/** A short prompt whose provider preferences came from the body. */
+const ORDINARY: RoutingContext = { promptTokens: 10, preferencesParam: 'provider' };
+
+const names = (request: RoutingRequest, context = ORDINARY, of = model) => planRoutes(of, request, context).routes.map((r) => r.name);
+const fails = (request: RoutingRequest, context = ORDINARY, of = model): DomainError => {
   try {
-    planRoutes(model, request);
+    planRoutes(of, request, context);
   } catch (err) {
     return err as DomainError;
   }
@@ -70,6 +73,10 @@ describe('planRoutes', () => {
     expect(fails({ provider: { ignore: ['Alpha', 'Beta', 'Gamma'] } })).toMatchObject({ code: 'invalid_request', param: 'provider' });
   });
 
+  it('names model instead when the alias named the provider', () => {
+    expect(fails({ provider: { only: ['Nope'] } }, { ...ORDINARY, preferencesParam: 'model' })).toMatchObject({ code: 'invalid_request', param: 'model', status: 400 });
+  });
+
   it('answers 400 on reasoning.effort when no provider of the model declares the effort', () => {
     const error = fails({ reasoning: { effort: 'max' } });
     expect(error).toMatchObject({ code: 'invalid_request', param: 'reasoning.effort', status: 400 });
@@ -88,6 +95,56 @@ describe('planRoutes', () => {
 
   it('counts a price that does not apply as zero', () => {
     const free: CatalogueModel = { entry: model.entry, routes: [route('Free', '0', '0', { pricing: { currency: 'RUB', prompt_per_million: {}, completion_per_million: {} } as Pricing })] };
-    expect(planRoutes(free, { provider: { max_price: { prompt: 0, completion: 0 } } }).routes.map((r) => r.name)).toEqual(['Free']);
+    expect(names({ provider: { max_price: { prompt: 0, completion: 0 } } }, ORDINARY, free)).toEqual(['Free']);
+  });
+
+  describe('the size of the request', () => {
+    const sized: CatalogueModel = {
+      entry: model.entry,
+      routes: [
+        route('Small', '150', '600', { maxPromptTokens: 8_000, maxCompletionTokens: 1_000 }),
+        route('Large', '200', '800', { maxPromptTokens: 128_000, maxCompletionTokens: 4_096 }),
+        route('Unbounded', '300', '900', { maxPromptTokens: null, maxCompletionTokens: null }),
+      ],
+    };
+    const prompt = (promptTokens: number): RoutingContext => ({ ...ORDINARY, promptTokens });
+
+    it.each<[string, RoutingRequest, number, string[]]>([
+      ['a prompt every provider takes', {}, 8_000, ['Small', 'Large', 'Unbounded']],
+      ['a prompt above the smaller limit goes to the others', {}, 8_001, ['Large', 'Unbounded']],
+      ['max_tokens within every limit', { max_tokens: 1_000 }, 10, ['Small', 'Large', 'Unbounded']],
+      ['max_tokens above the smaller limit goes to the others', { max_tokens: 1_001 }, 10, ['Large', 'Unbounded']],
+      ['max_completion_tokens counts like max_tokens', { max_completion_tokens: 4_097 }, 10, ['Unbounded']],
+      ['both limits together', { max_tokens: 2_000 }, 9_000, ['Large', 'Unbounded']],
+    ])('%s', (_label, request, promptTokens, expected) => {
+      expect(names(request, prompt(promptTokens), sized)).toEqual(expected);
+    });
+
+    it.each<[string, RoutingRequest, number, string]>([
+      ['messages', {}, 128_001, 'messages'],
+      ['prompt', { prompt: 'long' }, 128_001, 'prompt'],
+      ['max_tokens', { max_tokens: 4_097 }, 10, 'max_tokens'],
+      ['max_completion_tokens', { max_completion_tokens: 4_097 }, 10, 'max_completion_tokens'],
+    ])('answers 400 on %s when no candidate takes the request', (_label, request, promptTokens, param) => {
+      const error = fails(request, prompt(promptTokens), { ...sized, routes: sized.routes.slice(0, 2) });
+      expect(error).toMatchObject({ code: 'invalid_request', status: 400, param });
+    });
+
+    it('answers 400 on max_tokens when the providers that take the prompt cannot produce that much', () => {
+      const crossed: CatalogueModel = {
+        entry: model.entry,
+        routes: [route('Long', '150', '600', { maxPromptTokens: 128_000, maxCompletionTokens: 1_000 }), route('Wordy', '150', '600', { maxPromptTokens: 8_000, maxCompletionTokens: 4_096 })],
+      };
+      expect(fails({ max_tokens: 2_000 }, prompt(9_000), crossed)).toMatchObject({ code: 'invalid_request', param: 'max_tokens' });
+    });
+
+    it('says how long the prompt is estimated and what the model accepts', () => {
+      expect(fails({}, prompt(200_000)).message).toBe('The prompt is about 200000 tokens, more than demo/x accepts (at most 128000)');
+    });
+
+    it('limits only the candidates the preferences leave', () => {
+      expect(fails({ provider: { only: ['Small'] } }, prompt(9_000), sized)).toMatchObject({ code: 'invalid_request', param: 'messages' });
+      expect(names({ provider: { order: ['Small'], allow_fallbacks: false } }, prompt(9_000), sized)).toEqual(['Large']);
+    });
   });
 });

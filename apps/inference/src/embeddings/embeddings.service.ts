@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import Decimal from 'decimal.js';
 import { randomUUID } from 'node:crypto';
-import { DomainError, EmbeddingList } from '@gw/contracts';
+import { EmbeddingList } from '@gw/contracts';
 import type { EmbeddingRpcMessageDto } from '@gw/dto';
 import { costNumber, embeddingCost, roundCost } from '@gw/pricing';
 import { ModelCatalogue } from '../catalogue/model-catalogue';
@@ -36,9 +36,7 @@ export class EmbeddingsService {
 
   async create(request: EmbeddingRpcMessageDto): Promise<EmbeddingList> {
     const { body } = request;
-    const model = this.catalogue.find(body.model);
-    if (!model) throw new DomainError('invalid_model', `The model ${body.model} does not exist`, 'model');
-    if (model.entry.type !== 'embedding') throw new DomainError('invalid_model', `The model ${body.model} is not an embedding model`, 'model');
+    const model = this.catalogue.servingModel(body.model, '/v1/embeddings');
     const routes = embeddingRoutes(model, body.dimensions);
     const inputs = embeddingInputs(body.input);
     const generation: EmbeddingGeneration = {

@@ -1,10 +1,11 @@
 import { Subject } from 'rxjs';
-import { ChatCompletionChunk, DomainError, NamedServerSentEvent } from '@gw/contracts';
+import { DomainError, NamedServerSentEvent } from '@gw/contracts';
+import type { ChatStreamItem } from '../chat/chat-generation';
 import { translateStream } from './event-stream';
 import { TEXT_CHUNKS } from './format-fixtures';
 import { messagesStreamTranslator } from './messages-translation';
 
-function collect(chunks: Subject<ChatCompletionChunk>) {
+function collect(chunks: Subject<ChatStreamItem>) {
   const seen: { events: NamedServerSentEvent[]; error: unknown; completed: boolean } = { events: [], error: null, completed: false };
   const subscription = translateStream(chunks, messagesStreamTranslator()).subscribe({
     next: (event) => seen.events.push(event),
@@ -16,7 +17,7 @@ function collect(chunks: Subject<ChatCompletionChunk>) {
 
 describe('translateStream', () => {
   it('passes a failure before the first event on as an error, for the gateway to answer with its status', () => {
-    const chunks = new Subject<ChatCompletionChunk>();
+    const chunks = new Subject<ChatStreamItem>();
     const { seen } = collect(chunks);
     const refusal = new DomainError('insufficient_balance', 'Insufficient balance');
     chunks.error(refusal);
@@ -24,9 +25,9 @@ describe('translateStream', () => {
   });
 
   it("ends a started stream with the format's error event and completes", () => {
-    const chunks = new Subject<ChatCompletionChunk>();
+    const chunks = new Subject<ChatStreamItem>();
     const { seen } = collect(chunks);
-    chunks.next(TEXT_CHUNKS[0]);
+    chunks.next({ chunk: TEXT_CHUNKS[0], promptTokens: 6 });
     chunks.error(new DomainError('upstream_error', 'The upstream provider broke off the answer'));
     expect(seen.error).toBeNull();
     expect(seen.completed).toBe(true);
@@ -34,15 +35,15 @@ describe('translateStream', () => {
   });
 
   it('hides an unexpected failure behind internal_error', () => {
-    const chunks = new Subject<ChatCompletionChunk>();
+    const chunks = new Subject<ChatStreamItem>();
     const { seen } = collect(chunks);
-    chunks.next(TEXT_CHUNKS[0]);
+    chunks.next({ chunk: TEXT_CHUNKS[0], promptTokens: 6 });
     chunks.error(new Error('secret detail'));
     expect(seen.events.at(-1)?.data).toEqual({ type: 'error', error: { type: 'api_error', message: 'The stream failed' } });
   });
 
   it('unsubscribes from the chunks when the client goes away, which cancels the upstream call', () => {
-    const chunks = new Subject<ChatCompletionChunk>();
+    const chunks = new Subject<ChatStreamItem>();
     const { subscription } = collect(chunks);
     expect(chunks.observed).toBe(true);
     subscription.unsubscribe();

@@ -1,9 +1,11 @@
 import { Observable } from 'rxjs';
 import { ChatCompletionChunk, DomainError, NamedServerSentEvent, RpcErrorPayload } from '@gw/contracts';
+import type { ChatStreamItem } from '../chat/chat-generation';
 
 export type StreamFailure = Pick<RpcErrorPayload, 'code' | 'message'> & { param: string | null };
 
-export type StreamInput = { kind: 'chunk'; chunk: ChatCompletionChunk } | { kind: 'error'; error: StreamFailure };
+/** A chunk with the prompt's tokens as known when it was sent (see ChatStreamItem), or the failure that ended the stream. */
+export type StreamInput = { kind: 'chunk'; chunk: ChatCompletionChunk; promptTokens: number } | { kind: 'error'; error: StreamFailure };
 
 export interface StreamStep<S> {
   state: S;
@@ -31,7 +33,7 @@ export function failureOf(err: unknown): StreamFailure {
  * gateway answers it with its HTTP status); after it, the format's error event ends the stream.
  * Unsubscribing unsubscribes from the chunks, which cancels the upstream call.
  */
-export function translateStream<S>(chunks: Observable<ChatCompletionChunk>, translator: StreamTranslator<S>): Observable<NamedServerSentEvent> {
+export function translateStream<S>(chunks: Observable<ChatStreamItem>, translator: StreamTranslator<S>): Observable<NamedServerSentEvent> {
   return new Observable<NamedServerSentEvent>((subscriber) => {
     let state = translator.initial;
     const apply = (input: StreamInput) => {
@@ -40,7 +42,7 @@ export function translateStream<S>(chunks: Observable<ChatCompletionChunk>, tran
       step.events.forEach((event) => subscriber.next(event));
     };
     const subscription = chunks.subscribe({
-      next: (chunk) => apply({ kind: 'chunk', chunk }),
+      next: ({ chunk, promptTokens }) => apply({ kind: 'chunk', chunk, promptTokens }),
       error: (err: unknown) => {
         if (!translator.started(state)) return subscriber.error(err);
         apply({ kind: 'error', error: failureOf(err) });

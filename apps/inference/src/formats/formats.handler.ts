@@ -1,17 +1,18 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { Observable } from 'rxjs';
-import { FormatRequest, FormatsContracts, MessagesResponse, NamedServerSentEvent, ResponsesResponse } from '@gw/contracts';
+import { catchError, defer, Observable, throwError } from 'rxjs';
+import { DomainError, FormatRequest, FormatsContracts, MessagesResponse, NamedServerSentEvent, ResponsesResponse } from '@gw/contracts';
 import { ChatCompletionRequestDto, MessagesRpcMessageDto, ResponsesRpcMessageDto } from '@gw/dto';
 import { ChatCompletionService } from '../chat/chat-completion.service';
 import { translateStream } from './event-stream';
 import { messageFromCompletion, messagesStreamTranslator, messagesToChatBody } from './messages-translation';
-import { responseFromCompletion, responsesStreamTranslator, responsesToChatBody } from './responses-translation';
+import { responseFromCompletion, responsesParam, responsesStreamTranslator, responsesToChatBody } from './responses-translation';
 
 /**
  * The OpenAI Responses and Anthropic Messages APIs: each request is translated into a chat body,
  * run by the chat pipeline under its own apiType (so history tells them apart), and its answer or
- * chunks translated back.
+ * chunks translated back. Streams are deferred so that a request refused while translating fails
+ * the stream like any refusal before the first event.
  */
 @Controller()
 export class FormatsHandler {
@@ -19,14 +20,20 @@ export class FormatsHandler {
 
   @MessagePattern(FormatsContracts.responses.subject)
   async responses(@Payload() message: ResponsesRpcMessageDto): Promise<ResponsesResponse> {
-    const completion = await this.chat.complete(this.chatRequest(message, responsesToChatBody(message.body, false), 'responses'));
-    return responseFromCompletion(completion, message.body);
+    try {
+      const completion = await this.chat.complete(this.chatRequest(message, responsesToChatBody(message.body, false), 'responses'));
+      return responseFromCompletion(completion, message.body);
+    } catch (err) {
+      throw inResponsesTerms(err);
+    }
   }
 
   @MessagePattern(FormatsContracts.responsesStream.subject)
   responsesStream(@Payload() message: ResponsesRpcMessageDto): Observable<NamedServerSentEvent> {
-    const chunks = this.chat.stream(this.chatRequest(message, responsesToChatBody(message.body, true), 'responses'));
-    return translateStream(chunks, responsesStreamTranslator(message.body));
+    return defer(() => {
+      const items = this.chat.stream(this.chatRequest(message, responsesToChatBody(message.body, true), 'responses'));
+      return translateStream(items, responsesStreamTranslator(message.body));
+    }).pipe(catchError((err: unknown) => throwError(() => inResponsesTerms(err))));
   }
 
   @MessagePattern(FormatsContracts.messages.subject)
@@ -37,11 +44,15 @@ export class FormatsHandler {
 
   @MessagePattern(FormatsContracts.messagesStream.subject)
   messagesStream(@Payload() message: MessagesRpcMessageDto): Observable<NamedServerSentEvent> {
-    const chunks = this.chat.stream(this.chatRequest(message, messagesToChatBody(message.body, true), 'messages'));
-    return translateStream(chunks, messagesStreamTranslator());
+    return defer(() => translateStream(this.chat.stream(this.chatRequest(message, messagesToChatBody(message.body, true), 'messages')), messagesStreamTranslator()));
   }
 
   private chatRequest(message: FormatRequest, body: ChatCompletionRequestDto, apiType: 'responses' | 'messages') {
     return { principal: message.principal, body, apiType, ...(message.generationId ? { generationId: message.generationId } : {}) };
   }
+}
+
+/** A refusal by the chat pipeline names chat fields; a Responses client sent their Responses counterparts. */
+function inResponsesTerms(err: unknown): unknown {
+  return err instanceof DomainError ? new DomainError(err.code, err.message, responsesParam(err.param)) : err;
 }

@@ -102,9 +102,42 @@ describe('messagesToChatBody', () => {
     expect(messagesToChatBody(body(fields), false)).toMatchObject({ model: 'demo/chat', stream: false, ...expected });
   });
 
-  it('accepts top_k and stop_sequences without passing them on', () => {
-    const chat = messagesToChatBody(body({ top_k: 5, stop_sequences: ['END'] }), true);
-    expect(Object.keys(chat).sort()).toEqual(['max_tokens', 'messages', 'model', 'stream']);
+  it('passes stop_sequences on as the chat stop, and top_k not at all', () => {
+    const chat = messagesToChatBody(body({ top_k: 5, stop_sequences: ['END', '\n\nHuman:'] }), true);
+    expect(Object.keys(chat).sort()).toEqual(['max_tokens', 'messages', 'model', 'stop', 'stream']);
+    expect(chat.stop).toEqual(['END', '\n\nHuman:']);
+  });
+
+  // The validation should refuse all of these; the translator must still answer a 400, never a TypeError.
+  it.each<[string, unknown, string]>([
+    ['a message that is an array', [[]], 'messages[0]'],
+    ['a message that is null', [null], 'messages[0]'],
+    ['a message without content', [{ role: 'assistant' }], 'messages[0].content'],
+    ['a message with an unknown role', [{ role: 'system', content: 'x' }], 'messages[0].role'],
+    ['a block that is null', [{ role: 'user', content: [null] }], 'messages[0].content[0]'],
+    ['a block without a type', [{ role: 'assistant', content: [{ text: 'x' }] }], 'messages[0].content[0].type'],
+    ['a text block without text', [{ role: 'assistant', content: [{ type: 'text' }] }], 'messages[0].content[0].text'],
+    ['an image without a source', [{ role: 'user', content: [{ type: 'image' }] }], 'messages[0].content[0].source'],
+    ['an image source without data', [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png' } }] }], 'messages[0].content[0].source.data'],
+    ['a tool_use without input', [{ role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'f' }] }], 'messages[0].content[0].input'],
+    ['a tool_result without its id', [{ role: 'user', content: [{ type: 'tool_result', content: 'x' }] }], 'messages[0].content[0].tool_use_id'],
+    ['a tool_result with a null part', [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: [null] }] }], 'messages[0].content[0].content[0]'],
+  ])('refuses %s with a 400 naming it', (_label, messages, param) => {
+    expect(() => messagesToChatBody(body({ messages: messages as MessagesRequestDto['messages'] }), false)).toThrow(
+      expect.objectContaining({ name: 'DomainError', code: 'invalid_request', param }),
+    );
+  });
+
+  it.each<[string, Partial<Record<keyof MessagesRequestDto, unknown>>, string]>([
+    ['messages that are not a list', { messages: 'hi' }, 'messages'],
+    ['system blocks that are not objects', { system: [null] }, 'system[0]'],
+    ['a tool that is null', { tools: [null] }, 'tools[0]'],
+    ['a tool without input_schema', { tools: [{ name: 'f' }] }, 'tools[0].input_schema'],
+    ['a tool_choice of no known type', { tool_choice: { type: 'some' } }, 'tool_choice.type'],
+    ['a named tool_choice without a name', { tool_choice: { type: 'tool' } }, 'tool_choice.name'],
+    ['stop_sequences that are not strings', { stop_sequences: [1] }, 'stop_sequences[0]'],
+  ])('refuses %s with a 400 naming it', (_label, fields, param) => {
+    expect(() => messagesToChatBody(body(fields as Partial<MessagesRequestDto>), false)).toThrow(expect.objectContaining({ code: 'invalid_request', param }));
   });
 });
 
@@ -167,7 +200,9 @@ function run(inputs: StreamInput[]): NamedServerSentEvent[] {
   }
   return events;
 }
-const chunks = (list: typeof TEXT_CHUNKS) => list.map((c): StreamInput => ({ kind: 'chunk', chunk: c }));
+/** The prompt's count while streaming (an estimate here), which the final usage then replaces. */
+const PROMPT_TOKENS_SO_FAR = 5;
+const chunks = (list: typeof TEXT_CHUNKS) => list.map((c): StreamInput => ({ kind: 'chunk', chunk: c, promptTokens: PROMPT_TOKENS_SO_FAR }));
 
 describe('messagesStreamTranslator', () => {
   it.each<[string, typeof TEXT_CHUNKS, string[]]>([
@@ -203,9 +238,17 @@ describe('messagesStreamTranslator', () => {
     expect(events.every((e) => e.data.type === e.event)).toBe(true);
   });
 
-  it('starts the message, streams text deltas and ends with stop_reason and usage with cost', () => {
+  it('starts the message with the prompt tokens known so far, streams text deltas and ends with stop_reason and the final usage with cost', () => {
     const events = run(chunks(TEXT_CHUNKS));
-    expect(events[0].data.message).toMatchObject({ id: GENERATION_ID, type: 'message', role: 'assistant', model: 'demo/chat', content: [], stop_reason: null });
+    expect(events[0].data.message).toMatchObject({
+      id: GENERATION_ID,
+      type: 'message',
+      role: 'assistant',
+      model: 'demo/chat',
+      content: [],
+      stop_reason: null,
+      usage: { input_tokens: PROMPT_TOKENS_SO_FAR, output_tokens: 0 },
+    });
     expect(events[1].data).toEqual({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
     expect(events[2].data).toEqual({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'hello' } });
     expect(events[5].data).toEqual({

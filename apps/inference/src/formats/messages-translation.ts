@@ -2,6 +2,7 @@ import {
   ChatCompletion,
   ChatCompletionChunk,
   ChatCompletionUsage,
+  DomainError,
   MessagesContentBlock,
   messagesErrorType,
   MessagesResponse,
@@ -9,81 +10,121 @@ import {
   MessagesUsage,
   NamedServerSentEvent,
 } from '@gw/contracts';
-import type {
-  ChatCompletionRequestDto,
-  ChatContentPart,
-  ChatMessageDto,
-  MessagesImageSource,
-  MessagesInputBlock,
-  MessagesMessageDto,
-  MessagesRequestDto,
-  MessagesToolResultBlock,
-} from '@gw/dto';
+import type { ChatCompletionRequestDto, ChatContentPart, ChatMessageDto, MessagesRequestDto, ToolDto } from '@gw/dto';
 import type { StreamInput, StreamStep, StreamTranslator } from './event-stream';
+import { contentAt, listAt, recordAt, stringAt, typedAt } from './input-shape';
 
 // ---- request ----------------------------------------------------------------------------------
+// Every access below goes through a shape check (input-shape.ts), so a body the validation let
+// through with an odd shape is a 400 naming the field, never a TypeError.
 
-function imageUrl(source: MessagesImageSource): string {
-  return source.type === 'base64' ? `data:${source.media_type};base64,${source.data}` : source.url;
+type Block = Record<string, unknown> & { type: string };
+
+function imageUrl(block: Block, param: string): string {
+  const source = typedAt(block['source'], `${param}.source`);
+  if (source.type === 'base64') return `data:${stringAt(source['media_type'], `${param}.source.media_type`)};base64,${stringAt(source['data'], `${param}.source.data`)}`;
+  return stringAt(source['url'], `${param}.source.url`);
 }
 
-function toolResultText(block: MessagesToolResultBlock): string {
-  const content = block.content ?? '';
-  const text = typeof content === 'string' ? content : content.map((part) => (part.type === 'text' ? part.text : '')).join('');
-  return block.is_error ? `Error: ${text}` : text;
+function toolResultText(block: Block, param: string): string {
+  const content = contentAt(block['content'] ?? '', `${param}.content`);
+  const text = typeof content === 'string' ? content : content.map((part, i) => (part.type === 'text' ? stringAt(part['text'], `${param}.content[${i}].text`) : '')).join('');
+  return block['is_error'] === true ? `Error: ${text}` : text;
 }
 
-function userMessages(content: string | MessagesInputBlock[]): ChatMessageDto[] {
+function userMessages(content: string | Block[], param: string): ChatMessageDto[] {
   if (typeof content === 'string') return [{ role: 'user', content }];
   // Tool results answer the assistant's calls, so they come first, each as a tool message.
-  const results: ChatMessageDto[] = content
-    .filter((block): block is MessagesToolResultBlock => block.type === 'tool_result')
-    .map((block) => ({ role: 'tool', tool_call_id: block.tool_use_id, content: toolResultText(block) }));
+  const results: ChatMessageDto[] = [];
   const parts: ChatContentPart[] = [];
-  for (const block of content) {
-    if (block.type === 'text') parts.push({ type: 'text', text: block.text });
-    if (block.type === 'image') parts.push({ type: 'image_url', image_url: { url: imageUrl(block.source) } });
-  }
+  content.forEach((block, i) => {
+    const at = `${param}[${i}]`;
+    if (block.type === 'tool_result') results.push({ role: 'tool', tool_call_id: stringAt(block['tool_use_id'], `${at}.tool_use_id`), content: toolResultText(block, at) });
+    if (block.type === 'text') parts.push({ type: 'text', text: stringAt(block['text'], `${at}.text`) });
+    if (block.type === 'image') parts.push({ type: 'image_url', image_url: { url: imageUrl(block, at) } });
+  });
   return parts.length > 0 ? [...results, { role: 'user', content: parts }] : results;
 }
 
-function assistantMessage(content: string | MessagesInputBlock[]): ChatMessageDto {
+function assistantMessage(content: string | Block[], param: string): ChatMessageDto {
   if (typeof content === 'string') return { role: 'assistant', content };
-  const text = content.map((block) => (block.type === 'text' ? block.text : '')).join('');
-  const calls = content.flatMap((block) =>
-    block.type === 'tool_use' ? [{ id: block.id, type: 'function' as const, function: { name: block.name, arguments: JSON.stringify(block.input) } }] : [],
-  );
+  const text = content.map((block, i) => (block.type === 'text' ? stringAt(block['text'], `${param}[${i}].text`) : '')).join('');
+  const calls = content.flatMap((block, i) => {
+    if (block.type !== 'tool_use') return [];
+    const at = `${param}[${i}]`;
+    const input = recordAt(block['input'], `${at}.input`);
+    return [{ id: stringAt(block['id'], `${at}.id`), type: 'function' as const, function: { name: stringAt(block['name'], `${at}.name`), arguments: JSON.stringify(input) } }];
+  });
   return { role: 'assistant', content: text === '' && calls.length > 0 ? null : text, ...(calls.length > 0 ? { tool_calls: calls } : {}) };
 }
 
+function systemText(system: unknown): string {
+  if (system === undefined || system === null || typeof system === 'string') return system ?? '';
+  return listAt(system, 'system')
+    .map((block, i) => stringAt(recordAt(block, `system[${i}]`)['text'], `system[${i}].text`))
+    .join('\n\n');
+}
+
 export function messagesConversation(body: Pick<MessagesRequestDto, 'system' | 'messages'>): ChatMessageDto[] {
-  const system = typeof body.system === 'string' ? body.system : (body.system ?? []).map((block) => block.text).join('\n\n');
+  const system = systemText(body.system);
   const messages: ChatMessageDto[] = system ? [{ role: 'system', content: system }] : [];
-  for (const message of body.messages as MessagesMessageDto[]) {
-    if (message.role === 'user') messages.push(...userMessages(message.content));
-    else messages.push(assistantMessage(message.content));
-  }
+  listAt(body.messages, 'messages').forEach((entry, i) => {
+    const message = recordAt(entry, `messages[${i}]`);
+    const content = contentAt(message['content'], `messages[${i}].content`);
+    if (message['role'] === 'user') messages.push(...userMessages(content, `messages[${i}].content`));
+    else if (message['role'] === 'assistant') messages.push(assistantMessage(content, `messages[${i}].content`));
+    else throw new DomainError('invalid_request', `messages[${i}].role must be user or assistant`, `messages[${i}].role`);
+  });
   return messages;
 }
 
 function toolChoice(choice: MessagesRequestDto['tool_choice']): ChatCompletionRequestDto['tool_choice'] {
-  if (!choice) return undefined;
-  switch (choice.type) {
+  if (choice === undefined || choice === null) return undefined;
+  const { type, name } = typedAt(choice, 'tool_choice');
+  switch (type) {
     case 'any':
       return 'required';
     case 'tool':
-      return { type: 'function', function: { name: choice.name ?? '' } };
+      return { type: 'function', function: { name: stringAt(name, 'tool_choice.name') } };
+    case 'auto':
+    case 'none':
+      return type;
     default:
-      return choice.type;
+      throw new DomainError('invalid_request', 'tool_choice.type must be auto, any, tool or none', 'tool_choice.type');
   }
 }
 
+function chatTools(tools: MessagesRequestDto['tools']): ToolDto[] {
+  if (tools === undefined || tools === null) return [];
+  return listAt(tools, 'tools').map((entry, i) => {
+    const tool = recordAt(entry, `tools[${i}]`);
+    const description = tool['description'];
+    return {
+      type: 'function' as const,
+      function: {
+        name: stringAt(tool['name'], `tools[${i}].name`),
+        ...(description !== undefined ? { description: stringAt(description, `tools[${i}].description`) } : {}),
+        parameters: recordAt(tool['input_schema'], `tools[${i}].input_schema`),
+      },
+    };
+  });
+}
+
+function stopSequences(stop: MessagesRequestDto['stop_sequences']): string[] {
+  if (stop === undefined || stop === null) return [];
+  return listAt(stop, 'stop_sequences').map((sequence, i) => stringAt(sequence, `stop_sequences[${i}]`));
+}
+
 /**
- * The chat body that runs a Messages request through the chat pipeline. `top_k` and
- * `stop_sequences` have no counterpart in it and are not passed on.
+ * The chat body that runs a Messages request through the chat pipeline. `stop_sequences` become
+ * the chat body's `stop` (sent on as each wire takes it); `top_k` has no counterpart and is not
+ * passed on.
  */
 export function messagesToChatBody(body: MessagesRequestDto, stream: boolean): ChatCompletionRequestDto {
   const choice = toolChoice(body.tool_choice);
+  const tools = chatTools(body.tools);
+  const stop = stopSequences(body.stop_sequences);
+  // Optional chaining reads a property of any value without throwing, so these need no shape check.
   const thinking = body.thinking;
   return {
     model: body.model,
@@ -92,18 +133,12 @@ export function messagesToChatBody(body: MessagesRequestDto, stream: boolean): C
     stream,
     ...(body.temperature !== undefined ? { temperature: body.temperature } : {}),
     ...(body.top_p !== undefined ? { top_p: body.top_p } : {}),
-    ...(body.tools?.length
-      ? {
-          tools: body.tools.map((tool) => ({
-            type: 'function' as const,
-            function: { name: tool.name, ...(tool.description !== undefined ? { description: tool.description } : {}), parameters: tool.input_schema },
-          })),
-        }
-      : {}),
+    ...(tools.length > 0 ? { tools } : {}),
     ...(choice !== undefined ? { tool_choice: choice } : {}),
+    ...(stop.length > 0 ? { stop } : {}),
     ...(thinking?.type === 'enabled' ? { reasoning: { enabled: true, max_tokens: thinking.budget_tokens } } : {}),
     ...(thinking?.type === 'disabled' ? { reasoning: { enabled: false } } : {}),
-    ...(body.metadata?.user_id !== undefined ? { user: body.metadata.user_id } : {}),
+    ...(typeof body.metadata?.user_id === 'string' ? { user: body.metadata.user_id } : {}),
     ...(body.provider ? { provider: body.provider } : {}),
   };
 }
@@ -189,7 +224,11 @@ function openBlock(state: MessagesStreamState, events: NamedServerSentEvent[], b
   return { ...next, open: { kind, index: next.nextBlock }, nextBlock: next.nextBlock + 1 };
 }
 
-function onChunk(state: MessagesStreamState, events: NamedServerSentEvent[], chunk: ChatCompletionChunk): MessagesStreamState {
+/**
+ * `promptTokens` is the prompt's count when the chunk was sent: message_start carries it as
+ * input_tokens, as Anthropic's own stream does; message_delta then carries the final usage.
+ */
+function onChunk(state: MessagesStreamState, events: NamedServerSentEvent[], chunk: ChatCompletionChunk, promptTokens: number): MessagesStreamState {
   let next = state;
   if (!next.started) {
     const message = {
@@ -200,7 +239,7 @@ function onChunk(state: MessagesStreamState, events: NamedServerSentEvent[], chu
       content: [],
       stop_reason: null,
       stop_sequence: null,
-      usage: { input_tokens: 0, output_tokens: 0 },
+      usage: { input_tokens: promptTokens, output_tokens: 0 },
       provider: chunk.provider,
     };
     events.push(event({ type: 'message_start', message }));
@@ -239,7 +278,7 @@ export function messagesStreamTranslator(): StreamTranslator<MessagesStreamState
     step: (state: MessagesStreamState, input: StreamInput): StreamStep<MessagesStreamState> => {
       if (state.finished) return { state, events: [] };
       const events: NamedServerSentEvent[] = [];
-      if (input.kind === 'chunk') return { state: onChunk(state, events, input.chunk), events };
+      if (input.kind === 'chunk') return { state: onChunk(state, events, input.chunk, input.promptTokens), events };
       events.push(event({ type: 'error', error: { type: messagesErrorType(input.error.code), message: input.error.message } }));
       return { state: { ...state, finished: true }, events };
     },

@@ -2,7 +2,7 @@ import type { NamedServerSentEvent, ResponsesResponse } from '@gw/contracts';
 import type { ResponsesRequestDto } from '@gw/dto';
 import { completion, GENERATION_ID, TEXT_CHUNKS, TEXT_THEN_TOOL_CHUNKS, TOOL_CHUNKS, chunk } from './format-fixtures';
 import type { StreamInput } from './event-stream';
-import { functionCallItemId, messageItemId, responseFromCompletion, responsesStreamTranslator, responsesToChatBody } from './responses-translation';
+import { functionCallItemId, messageItemId, responseFromCompletion, responsesParam, responsesStreamTranslator, responsesToChatBody } from './responses-translation';
 
 const body = (fields: Partial<ResponsesRequestDto> = {}): ResponsesRequestDto => ({ model: 'demo/chat', input: 'hi', ...fields }) as ResponsesRequestDto;
 
@@ -81,6 +81,47 @@ describe('responsesToChatBody', () => {
     const chat = responsesToChatBody(body({ metadata: { a: 'b' }, store: true, parallel_tool_calls: false }), true);
     expect(Object.keys(chat).sort()).toEqual(['messages', 'model', 'stream']);
   });
+
+  // The validation should refuse all of these; the translator must still answer a 400, never a TypeError.
+  it.each<[string, Partial<Record<keyof ResponsesRequestDto, unknown>>, string]>([
+    ['an input that is neither text nor a list', { input: { role: 'user' } }, 'input'],
+    ['an input item that is null', { input: [null] }, 'input[0]'],
+    ['an input item that is a list', { input: [[]] }, 'input[0]'],
+    ['a message without a role', { input: [{ content: 'x' }] }, 'input[0].role'],
+    ['a message without content', { input: [{ role: 'user' }] }, 'input[0].content'],
+    ['a part that is null', { input: [{ role: 'user', content: [null] }] }, 'input[0].content[0]'],
+    ['a text part without text', { input: [{ role: 'assistant', content: [{ type: 'output_text' }] }] }, 'input[0].content[0].text'],
+    ['an image part without its URL', { input: [{ role: 'user', content: [{ type: 'input_image' }] }] }, 'input[0].content[0].image_url'],
+    ['a function_call without arguments', { input: [{ type: 'function_call', call_id: 'c', name: 'f' }] }, 'input[0].arguments'],
+    ['a function_call_output without output', { input: [{ type: 'function_call_output', call_id: 'c' }] }, 'input[0].output'],
+    ['an item of an unknown type', { input: [{ type: 'file_search_call' }] }, 'input[0].type'],
+    ['instructions that are not text', { instructions: ['be brief'] }, 'instructions'],
+    ['a tool that is null', { tools: [null] }, 'tools[0]'],
+    ['a tool_choice object without a name', { tool_choice: { type: 'function' } }, 'tool_choice.name'],
+    ['a text.format without a type', { text: { format: {} } }, 'text.format.type'],
+    ['a json_schema format without a schema', { text: { format: { type: 'json_schema', name: 'a' } } }, 'text.format.schema'],
+  ])('refuses %s with a 400 naming it', (_label, fields, param) => {
+    expect(() => responsesToChatBody(body(fields as Partial<ResponsesRequestDto>), false)).toThrow(
+      expect.objectContaining({ name: 'DomainError', code: 'invalid_request', param }),
+    );
+  });
+
+  it('takes a null tool_choice as not given', () => {
+    expect(responsesToChatBody(body({ tool_choice: null } as unknown as Partial<ResponsesRequestDto>), false)).not.toHaveProperty('tool_choice');
+  });
+});
+
+describe('responsesParam', () => {
+  it.each<[string | null, string | null]>([
+    ['messages', 'input'],
+    ['max_tokens', 'max_output_tokens'],
+    ['model', 'model'],
+    ['provider', 'provider'],
+    ['constructor', 'constructor'],
+    [null, null],
+  ])('names %s as %s', (chat, responses) => {
+    expect(responsesParam(chat)).toBe(responses);
+  });
 });
 
 describe('responseFromCompletion', () => {
@@ -142,7 +183,7 @@ function run(inputs: StreamInput[], request = body()): NamedServerSentEvent[] {
   }
   return events;
 }
-const chunks = (list: typeof TEXT_CHUNKS) => list.map((c): StreamInput => ({ kind: 'chunk', chunk: c }));
+const chunks = (list: typeof TEXT_CHUNKS) => list.map((c): StreamInput => ({ kind: 'chunk', chunk: c, promptTokens: 5 }));
 
 describe('responsesStreamTranslator', () => {
   it.each<[string, typeof TEXT_CHUNKS, string[]]>([
@@ -246,6 +287,6 @@ describe('responsesStreamTranslator', () => {
   it('reports started only once something was emitted', () => {
     const translator = responsesStreamTranslator(body());
     expect(translator.started(translator.initial)).toBe(false);
-    expect(translator.started(translator.step(translator.initial, { kind: 'chunk', chunk: TEXT_CHUNKS[0] }).state)).toBe(true);
+    expect(translator.started(translator.step(translator.initial, { kind: 'chunk', chunk: TEXT_CHUNKS[0], promptTokens: 5 }).state)).toBe(true);
   });
 });

@@ -1,7 +1,8 @@
-import type {
+import {
   ChatCompletion,
   ChatCompletionChunk,
   ChatCompletionUsage,
+  DomainError,
   NamedServerSentEvent,
   ResponsesFunctionCallItem,
   ResponsesMessageItem,
@@ -9,69 +10,114 @@ import type {
   ResponsesResponse,
   ResponsesUsage,
 } from '@gw/contracts';
-import type { ChatCompletionRequestDto, ChatContentPart, ChatMessageDto, ResponsesInputPart, ResponsesRequestDto } from '@gw/dto';
+import type { ChatCompletionRequestDto, ChatContentPart, ChatMessageDto, ResponsesRequestDto, ToolDto } from '@gw/dto';
 import type { StreamInput, StreamStep, StreamTranslator } from './event-stream';
+import { contentAt, listAt, recordAt, stringAt, typedAt } from './input-shape';
 
 // ---- request ----------------------------------------------------------------------------------
+// Every access below goes through a shape check (input-shape.ts), so a body the validation let
+// through with an odd shape is a 400 naming the field, never a TypeError.
 
-function partToChat(part: ResponsesInputPart): ChatContentPart {
-  switch (part.type) {
-    case 'input_image':
-      return { type: 'image_url', image_url: { url: part.image_url } };
-    case 'refusal':
-      return { type: 'text', text: part.refusal };
-    default:
-      return { type: 'text', text: part.text };
-  }
+type Part = Record<string, unknown> & { type: string };
+
+/** The text of a text or refusal part; an image has none. */
+function partText(part: Part, param: string): string {
+  if (part.type === 'input_image') return '';
+  const field = part.type === 'refusal' ? 'refusal' : 'text';
+  return stringAt(part[field], `${param}.${field}`);
 }
 
-function plainText(content: string | ResponsesInputPart[]): string {
+function partToChat(part: Part, param: string): ChatContentPart {
+  if (part.type === 'input_image') return { type: 'image_url', image_url: { url: stringAt(part['image_url'], `${param}.image_url`) } };
+  return { type: 'text', text: partText(part, param) };
+}
+
+function plainText(content: string | Part[], param: string): string {
   if (typeof content === 'string') return content;
-  return content.map((part) => (part.type === 'refusal' ? part.refusal : part.type === 'input_image' ? '' : part.text)).join('');
+  return content.map((part, i) => partText(part, `${param}[${i}]`)).join('');
 }
+
+const INPUT_ROLES: readonly string[] = ['user', 'assistant', 'system', 'developer'];
 
 /** The Responses input as a chat conversation; function calls join the assistant turn they belong to. */
 export function responsesConversation(body: Pick<ResponsesRequestDto, 'input' | 'instructions'>): ChatMessageDto[] {
-  const messages: ChatMessageDto[] = body.instructions ? [{ role: 'system', content: body.instructions }] : [];
-  const items = typeof body.input === 'string' ? [{ role: 'user' as const, content: body.input }] : body.input;
-  for (const item of items) {
-    if (item.type === 'function_call') {
-      const call = { id: item.call_id, type: 'function' as const, function: { name: item.name, arguments: item.arguments } };
+  const instructions = body.instructions === undefined || body.instructions === null ? '' : stringAt(body.instructions, 'instructions');
+  const messages: ChatMessageDto[] = instructions ? [{ role: 'system', content: instructions }] : [];
+  const items = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : listAt(body.input, 'input');
+  items.forEach((entry, i) => {
+    const at = `input[${i}]`;
+    const item = recordAt(entry, at);
+    if (item['type'] === 'function_call') {
+      const function_ = { name: stringAt(item['name'], `${at}.name`), arguments: stringAt(item['arguments'], `${at}.arguments`) };
+      const call = { id: stringAt(item['call_id'], `${at}.call_id`), type: 'function' as const, function: function_ };
       const last = messages.at(-1);
       if (last?.role === 'assistant') last.tool_calls = [...(last.tool_calls ?? []), call];
       else messages.push({ role: 'assistant', content: null, tool_calls: [call] });
-    } else if (item.type === 'function_call_output') {
-      messages.push({ role: 'tool', tool_call_id: item.call_id, content: plainText(item.output) });
-    } else if (item.role === 'user') {
-      messages.push({ role: 'user', content: typeof item.content === 'string' ? item.content : item.content.map(partToChat) });
+    } else if (item['type'] === 'function_call_output') {
+      const call = stringAt(item['call_id'], `${at}.call_id`);
+      messages.push({ role: 'tool', tool_call_id: call, content: plainText(contentAt(item['output'], `${at}.output`), `${at}.output`) });
+    } else if (item['type'] === undefined || item['type'] === 'message') {
+      const role = item['role'];
+      if (typeof role !== 'string' || !INPUT_ROLES.includes(role)) {
+        throw new DomainError('invalid_request', `${at}.role must be one of ${INPUT_ROLES.join(', ')}`, `${at}.role`);
+      }
+      const content = contentAt(item['content'], `${at}.content`);
+      if (role === 'user') {
+        messages.push({ role: 'user', content: typeof content === 'string' ? content : content.map((part, p) => partToChat(part, `${at}.content[${p}]`)) });
+      } else {
+        messages.push({ role: role as ChatMessageDto['role'], content: plainText(content, `${at}.content`) });
+      }
     } else {
-      messages.push({ role: item.role, content: plainText(item.content) });
+      throw new DomainError('invalid_request', `${at}.type must be message, function_call or function_call_output`, `${at}.type`);
     }
-  }
+  });
   return messages;
 }
 
-function responseFormat(format: NonNullable<ResponsesRequestDto['text']>['format']): ChatCompletionRequestDto['response_format'] {
-  if (!format) return undefined;
-  if (format.type !== 'json_schema') return { type: format.type };
-  const schema = {
-    name: format.name,
-    schema: format.schema,
-    ...(format.description !== undefined ? { description: format.description } : {}),
-    ...(format.strict !== undefined ? { strict: format.strict } : {}),
+function responseFormat(text: ResponsesRequestDto['text']): ChatCompletionRequestDto['response_format'] {
+  if (text === undefined || text === null) return undefined;
+  const format = recordAt(text, 'text')['format'];
+  if (format === undefined || format === null) return undefined;
+  const { type, name, schema, description, strict } = typedAt(format, 'text.format');
+  if (type === 'text' || type === 'json_object') return { type };
+  if (type !== 'json_schema') throw new DomainError('invalid_request', 'text.format.type must be text, json_object or json_schema', 'text.format.type');
+  const jsonSchema = {
+    name: stringAt(name, 'text.format.name'),
+    schema: recordAt(schema, 'text.format.schema'),
+    ...(description !== undefined ? { description } : {}),
+    ...(strict !== undefined ? { strict } : {}),
   };
-  return { type: 'json_schema', json_schema: schema };
+  return { type: 'json_schema', json_schema: jsonSchema };
 }
 
 function toolChoice(choice: ResponsesRequestDto['tool_choice']): ChatCompletionRequestDto['tool_choice'] {
-  if (choice === undefined || typeof choice === 'string') return choice;
-  return { type: 'function', function: { name: choice.name } };
+  if (choice === undefined || choice === null) return undefined;
+  if (typeof choice === 'string') return choice;
+  return { type: 'function', function: { name: stringAt(recordAt(choice, 'tool_choice')['name'], 'tool_choice.name') } };
+}
+
+function chatTools(tools: ResponsesRequestDto['tools']): ToolDto[] {
+  if (tools === undefined || tools === null) return [];
+  return listAt(tools, 'tools').map((entry, i) => {
+    const tool = recordAt(entry, `tools[${i}]`);
+    const { description, parameters, strict } = tool;
+    return {
+      type: 'function' as const,
+      function: {
+        name: stringAt(tool['name'], `tools[${i}].name`),
+        ...(description !== undefined ? { description: stringAt(description, `tools[${i}].description`) } : {}),
+        ...(parameters !== undefined ? { parameters: recordAt(parameters, `tools[${i}].parameters`) } : {}),
+        ...(typeof strict === 'boolean' ? { strict } : {}),
+      },
+    };
+  });
 }
 
 /** The chat body that runs a Responses request through the chat pipeline. */
 export function responsesToChatBody(body: ResponsesRequestDto, stream: boolean): ChatCompletionRequestDto {
-  const format = responseFormat(body.text?.format);
+  const format = responseFormat(body.text);
   const choice = toolChoice(body.tool_choice);
+  const tools = chatTools(body.tools);
   return {
     model: body.model,
     messages: responsesConversation(body),
@@ -79,25 +125,21 @@ export function responsesToChatBody(body: ResponsesRequestDto, stream: boolean):
     ...(body.max_output_tokens !== undefined ? { max_tokens: body.max_output_tokens } : {}),
     ...(body.temperature !== undefined ? { temperature: body.temperature } : {}),
     ...(body.top_p !== undefined ? { top_p: body.top_p } : {}),
-    ...(body.tools?.length
-      ? {
-          tools: body.tools.map((tool) => ({
-            type: 'function' as const,
-            function: {
-              name: tool.name,
-              ...(tool.description !== undefined ? { description: tool.description } : {}),
-              ...(tool.parameters !== undefined ? { parameters: tool.parameters } : {}),
-              ...(tool.strict !== undefined ? { strict: tool.strict } : {}),
-            },
-          })),
-        }
-      : {}),
+    ...(tools.length > 0 ? { tools } : {}),
     ...(choice !== undefined ? { tool_choice: choice } : {}),
     ...(format ? { response_format: format } : {}),
+    // Optional chaining reads a property of any value without throwing.
     ...(body.reasoning?.effort ? { reasoning: { effort: body.reasoning.effort } } : {}),
     ...(body.user !== undefined ? { user: body.user } : {}),
     ...(body.provider ? { provider: body.provider } : {}),
   };
+}
+
+/** A Responses client sent `input` and `max_output_tokens`: a refusal by the chat pipeline names those, not their chat counterparts. */
+const RESPONSES_PARAM_OF: Readonly<Record<string, string>> = { messages: 'input', max_tokens: 'max_output_tokens' };
+
+export function responsesParam(chatParam: string | null): string | null {
+  return chatParam !== null && Object.hasOwn(RESPONSES_PARAM_OF, chatParam) ? RESPONSES_PARAM_OF[chatParam] : chatParam;
 }
 
 // ---- response ---------------------------------------------------------------------------------

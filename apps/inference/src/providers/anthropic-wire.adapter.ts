@@ -74,9 +74,12 @@ export class AnthropicWireAdapter implements ChatAdapter {
     for await (const event of this.http.events(response)) {
       const data = parse(event.data);
       switch (data.type) {
-        case 'message_start':
+        case 'message_start': {
           input = data.message?.usage ?? {};
+          const prompt = toUsage(input, 0)?.prompt_tokens;
+          if (prompt !== undefined) yield { promptTokens: prompt };
           break;
+        }
         case 'content_block_start':
           if (data.content_block?.type === 'tool_use') {
             const index = toolIndexByBlock.size;
@@ -179,6 +182,7 @@ export function toAnthropicRequest(request: UpstreamChatRequest): Record<string,
       : {}),
     ...(request.tools?.length && request.tool_choice ? { tool_choice: toolChoice(request.tool_choice) } : {}),
     ...(request.user ? { metadata: { user_id: request.user } } : {}),
+    ...(request.stop?.length ? { stop_sequences: request.stop } : {}),
   };
 }
 

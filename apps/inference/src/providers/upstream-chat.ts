@@ -15,6 +15,11 @@ export interface UpstreamChatRequest {
   reasoning_effort?: string;
   web_search_options?: Record<string, unknown>;
   user?: string;
+  /** Sequences that end the answer before they would be output. */
+  stop?: string[];
+  seed?: number;
+  parallel_tool_calls?: boolean;
+  logit_bias?: Record<string, number>;
 }
 
 export interface UpstreamUsage {
@@ -41,6 +46,8 @@ export interface UpstreamToolCallDelta {
 
 /** One increment of a streamed answer; any field may be absent. */
 export interface UpstreamStreamEvent {
+  /** The prompt's tokens as the provider counted them, when it tells before the end (Anthropic's message_start). */
+  promptTokens?: number;
   content?: string;
   toolCalls?: UpstreamToolCallDelta[];
   finishReason?: string;

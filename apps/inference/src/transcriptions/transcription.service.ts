@@ -6,6 +6,7 @@ import { detectAudioFormat, TranscriptionRpcMessageDto } from '@gw/dto';
 import { roundCost, sttCost } from '@gw/pricing';
 import type { CatalogueModel, ProviderRoute } from '../catalogue/catalogue-loader';
 import { ModelCatalogue } from '../catalogue/model-catalogue';
+import type { ModelEndpoint } from '../catalogue/model-endpoints';
 import { attempt, upstreamDomainError } from '../chat/chat-generation';
 import type { NewAttempt } from '../generations/generation-outbox.repository';
 import { BilledGeneration, GenerationBilling } from '../generations/generation-billing.service';
@@ -16,6 +17,7 @@ import { checkTranscriptionParams, transcriptionCapabilities } from './transcrip
 import { billedDuration, transcriptionReply, transcriptionUsage } from './transcription-result';
 import { TranscriptionUpstream } from './transcription-upstream';
 
+const TRANSCRIPTION_ENDPOINT: ModelEndpoint = '/v1/audio/transcriptions';
 
 const MIME_TYPES: Record<AudioFormat, string> = {
   mp3: 'audio/mpeg',
@@ -93,15 +95,11 @@ export class TranscriptionService {
   /** The named model, or the catalogue's first transcription model: the classic one in the demo catalogue. */
   private model(id: string | undefined): CatalogueModel {
     if (id === undefined) {
-      const first = this.catalogue.list().data.find((entry) => entry.type === 'transcription');
-      const model = first ? this.catalogue.find(first.id) : null;
-      if (!model) throw new DomainError('no_provider_available', 'No transcription model is configured');
-      return model;
+      const first = this.catalogue.list({ endpoint: TRANSCRIPTION_ENDPOINT }).data[0];
+      if (!first) throw new DomainError('no_provider_available', 'No transcription model is configured');
+      return this.catalogue.servingModel(first.id, TRANSCRIPTION_ENDPOINT);
     }
-    const model = this.catalogue.find(id);
-    if (!model) throw new DomainError('invalid_model', `The model ${id} does not exist`, 'model');
-    if (model.entry.type !== 'transcription') throw new DomainError('invalid_model', `The model ${id} is not a transcription model`, 'model');
-    return model;
+    return this.catalogue.servingModel(id, TRANSCRIPTION_ENDPOINT);
   }
 
   /** Holds the cost of the longest the audio can be on the dearest provider; at least that of the shortest on the cheapest. */

@@ -1,7 +1,7 @@
 import { Body, Controller, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { answer, contentText, MockAnswer, sleep, toolArguments } from '../chat/mock-answer';
+import { answer, contentText, MockAnswer, sleep, stopSequences, toolArguments } from '../chat/mock-answer';
 import { cut, hasCredentials } from '../chat/upstream-credentials';
 
 interface OpenAiChatRequest {
@@ -13,6 +13,7 @@ interface OpenAiChatRequest {
   stream_options?: { include_usage?: unknown };
   tools?: Array<{ function?: { name?: unknown } }>;
   tool_choice?: unknown;
+  stop?: unknown;
 }
 
 let sequence = 0;
@@ -34,6 +35,7 @@ export class AlphaController {
       lastUserText: contentText(lastUser?.content),
       maxTokens: positiveInt(body.max_completion_tokens) ?? positiveInt(body.max_tokens),
       forcedTool: forcedTool(body),
+      stop: stopSequences(body.stop),
     });
     await sleep(reply.faults.delayMs);
     if (reply.faults.failStatus !== null) {

@@ -1,7 +1,7 @@
 import { Body, Controller, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { answer, contentText, MockAnswer, MockFinish, sleep } from '../chat/mock-answer';
+import { answer, contentText, MockAnswer, MockFinish, sleep, stopSequences } from '../chat/mock-answer';
 import { cut, hasCredentials } from '../chat/upstream-credentials';
 
 interface AnthropicMessagesRequest {
@@ -12,6 +12,7 @@ interface AnthropicMessagesRequest {
   stream?: unknown;
   tools?: Array<{ name?: unknown }>;
   tool_choice?: { type?: unknown; name?: unknown };
+  stop_sequences?: unknown;
 }
 
 const STOP_REASONS: Record<MockFinish, string> = {
@@ -44,6 +45,7 @@ export class BetaController {
       lastUserText: userText(lastUser?.content),
       maxTokens: body.max_tokens,
       forcedTool: forcedTool(body),
+      stop: stopSequences(body.stop_sequences),
     });
     await sleep(reply.faults.delayMs);
     if (reply.faults.failStatus !== null) {
@@ -61,8 +63,7 @@ export class BetaController {
       role: 'assistant',
       model: body.model,
       content: contentBlocks(reply, id),
-      stop_reason: STOP_REASONS[reply.finish],
-      stop_sequence: null,
+      ...stopFields(reply),
       usage: { input_tokens: reply.promptTokens, output_tokens: reply.completionTokens },
     });
   }
@@ -121,9 +122,15 @@ async function streamMessage(res: Response, reply: MockAnswer, id: string, model
     send('content_block_stop', { index: 0 });
   }
   if (reply.faults.drop) return cut(res);
-  send('message_delta', { delta: { stop_reason: STOP_REASONS[reply.finish], stop_sequence: null }, usage: { output_tokens: reply.completionTokens } });
+  send('message_delta', { delta: stopFields(reply), usage: { output_tokens: reply.completionTokens } });
   send('message_stop', {});
   res.end();
+}
+
+/** Anthropic names the stop sequence that ended an answer; a natural end is end_turn. */
+function stopFields(reply: MockAnswer): { stop_reason: string; stop_sequence: string | null } {
+  if (reply.stopSequence !== null) return { stop_reason: 'stop_sequence', stop_sequence: reply.stopSequence };
+  return { stop_reason: STOP_REASONS[reply.finish], stop_sequence: null };
 }
 
 function anthropicError(res: Response, status: number, type: string, message: string): void {

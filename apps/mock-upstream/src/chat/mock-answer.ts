@@ -7,7 +7,9 @@
  *   a message) + 4 per message;
  * - the answer is the last user text with the markers removed and whitespace collapsed to single
  *   spaces; completion tokens = its words;
- * - `max_tokens` keeps the first that many words (finish `length`).
+ * - a stop sequence cuts the answer before its first occurrence (finish `stop`, the sequence reported);
+ *   the earliest occurrence of any of them counts, and tool-call answers are not cut;
+ * - `max_tokens` then keeps the first that many words (finish `length`).
  *
  * Markers in the last user text: `[[fail:NNN]]` answers status NNN, `[[delay:MS]]` waits before
  * the first byte, `[[slow:MS]]` waits between two content chunks of a stream, `[[filter]]` blocks the answer (`content_filter`, empty content), `[[drop]]`
@@ -30,6 +32,8 @@ export interface MockAnswer {
   finish: MockFinish;
   /** Set when the answer is a call of this tool, with the answer text as its argument. */
   toolName: string | null;
+  /** The stop sequence that ended the answer, if one did. */
+  stopSequence: string | null;
   promptTokens: number;
   completionTokens: number;
   faults: MockFaults;
@@ -42,6 +46,8 @@ export interface MockConversation {
   maxTokens: number | null;
   /** The tool the model is forced to call, if any. */
   forcedTool: string | null;
+  /** Sequences that end the answer before they would be output. */
+  stop: string[];
 }
 
 const MAX_DELAY_MS = 600_000;
@@ -72,25 +78,46 @@ export function answer(conversation: MockConversation): MockAnswer {
   const { text, faults } = extractFaults(conversation.lastUserText);
   const promptTokens = conversation.texts.reduce((sum, t) => sum + words(t).length + 4, 0);
   if (faults.filter) {
-    return { words: [], finish: 'content_filter', toolName: null, promptTokens, completionTokens: 0, faults };
+    return { words: [], finish: 'content_filter', toolName: null, stopSequence: null, promptTokens, completionTokens: 0, faults };
   }
-  let answerWords = words(text);
   if (conversation.forcedTool) {
+    const toolWords = words(text);
     return {
-      words: answerWords,
+      words: toolWords,
       finish: 'tool_calls',
       toolName: conversation.forcedTool,
+      stopSequence: null,
       promptTokens,
-      completionTokens: answerWords.length,
+      completionTokens: toolWords.length,
       faults,
     };
   }
+  const stopped = cutAtStop(words(text).join(' '), conversation.stop);
+  let answerWords = words(stopped.text);
   let finish: MockFinish = 'stop';
+  let stopSequence = stopped.sequence;
   if (conversation.maxTokens !== null && answerWords.length > conversation.maxTokens) {
     answerWords = answerWords.slice(0, conversation.maxTokens);
     finish = 'length';
+    stopSequence = null;
   }
-  return { words: answerWords, finish, toolName: null, promptTokens, completionTokens: answerWords.length, faults };
+  return { words: answerWords, finish, toolName: null, stopSequence, promptTokens, completionTokens: answerWords.length, faults };
+}
+
+/** The text before the earliest occurrence of any stop sequence, and which one it was. */
+export function cutAtStop(text: string, stop: string[]): { text: string; sequence: string | null } {
+  let cut: { at: number; sequence: string } | null = null;
+  for (const sequence of stop) {
+    const at = sequence === '' ? -1 : text.indexOf(sequence);
+    if (at !== -1 && (cut === null || at < cut.at)) cut = { at, sequence };
+  }
+  return cut ? { text: text.slice(0, cut.at), sequence: cut.sequence } : { text, sequence: null };
+}
+
+/** `stop` as either wire sends it: one string or a list of them; anything else is no stop sequence. */
+export function stopSequences(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  return Array.isArray(value) ? value.filter((sequence): sequence is string => typeof sequence === 'string') : [];
 }
 
 /** The text of a message content in either wire format: a string, or an array of parts. */
