@@ -9,6 +9,7 @@ import { GatewayBillingModule } from './billing/gateway-billing.module';
 import { GatewayEmbeddingsModule } from './embeddings/gateway-embeddings.module';
 import { GatewayFormatsModule } from './formats/gateway-formats.module';
 import { HealthController } from './health/health.controller';
+import { answerUnknownRoutesWithEnvelope, configureRequestParsing } from './http/request-parsing';
 import { GatewayInferenceModule } from './inference/gateway-inference.module';
 import { GatewayMediaModule } from './media/gateway-media.module';
 import { GatewayStorageModule } from './storage/gateway-storage.module';
@@ -53,8 +54,7 @@ export class ApiGatewayModule {
  */
 export async function createApiGatewayApp(options: ApiGatewayOptions, logger: LoggerService): Promise<INestApplication> {
   const app = await NestFactory.create<NestExpressApplication>(ApiGatewayModule.register(options), { logger, bodyParser: false });
-  app.useBodyParser('json', { limit: '32mb' });
-  app.useBodyParser('urlencoded', { extended: false, limit: '1mb' });
+  configureRequestParsing(app);
   app.setGlobalPrefix('api');
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new HttpErrorFilter());
@@ -72,5 +72,6 @@ export async function createApiGatewayApp(options: ApiGatewayOptions, logger: Lo
   );
   SwaggerModule.setup('api/docs', app, document, { jsonDocumentUrl: 'api/docs-json' });
   await app.startAllMicroservices();
+  await answerUnknownRoutesWithEnvelope(app);
   return app;
 }

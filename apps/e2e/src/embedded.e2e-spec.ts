@@ -163,6 +163,21 @@ describe('embedded mode (npm start)', () => {
     expect(ui.text).toContain('swagger');
   });
 
+  it('publishes an OpenAPI document whose references all resolve and whose paging parameters are integers', async () => {
+    const doc = (await http('GET', `${api}/docs-json`)).body;
+    const text = JSON.stringify(doc);
+    const references = [...new Set([...text.matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((match) => match[1]))];
+    expect(references.length).toBeGreaterThan(10);
+    expect(references.filter((name) => !(name in doc.components.schemas))).toEqual([]);
+    expect(Object.keys(doc.components.schemas)).not.toContain('Object');
+    for (const path of ['/api/v1/history/generations', '/api/v1/storage/files']) {
+      const parameters = doc.paths[path].get.parameters as { name: string; schema: Record<string, unknown> }[];
+      for (const name of ['page', 'limit']) {
+        expect(parameters.find((parameter) => parameter.name === name)?.schema).toMatchObject({ type: 'integer', minimum: 1 });
+      }
+    }
+  });
+
   it('keeps the demo key across a restart', async () => {
     await app.stop();
     const again = await start();

@@ -10,7 +10,7 @@ const HTTP_STATUS_CODES: Record<number, ErrorCode> = {
   404: 'not_found',
   405: 'invalid_request',
   413: 'payload_too_large',
-  415: 'invalid_request',
+  415: 'unsupported_media_type',
   429: 'rate_limited',
 };
 
@@ -30,13 +30,21 @@ export class HttpErrorFilter implements ExceptionFilter {
       response.end();
       return;
     }
-    if (error.code === 'rate_limited' && !response.getHeader('Retry-After')) response.setHeader('Retry-After', '60');
+    if (error.code === 'rate_limited' && !response.getHeader('Retry-After'))
+      response.setHeader('Retry-After', '60');
     response.status(error.status).json(errorEnvelope(error));
   }
 }
 
 export function errorEnvelope(error: DomainError): ErrorEnvelope {
-  return { error: { message: error.message, type: ERROR_CODE_TABLE[error.code].type, code: error.code, param: error.param } };
+  return {
+    error: {
+      message: error.message,
+      type: ERROR_CODE_TABLE[error.code].type,
+      code: error.code,
+      param: error.param,
+    },
+  };
 }
 
 export function toDomainErrorForHttp(exception: unknown, logger: Logger): DomainError {
@@ -48,8 +56,12 @@ export function toDomainErrorForHttp(exception: unknown, logger: Logger): Domain
     if (code) return new DomainError(code, httpExceptionMessage(exception));
   }
   const typeOf = (exception as { type?: unknown })?.type;
-  if (typeOf === 'entity.parse.failed') return new DomainError('invalid_request', 'The request body is not valid JSON');
-  if (typeOf === 'entity.too.large') return new DomainError('payload_too_large', 'The request body is too large');
+  if (typeOf === 'entity.parse.failed')
+    return new DomainError('invalid_request', 'The request body is not valid JSON');
+  if (typeOf === 'entity.too.large')
+    return new DomainError('payload_too_large', 'The request body is too large');
+  const clientError = exposedClientError(exception);
+  if (clientError) return clientError;
   logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
   return new DomainError('internal_error', 'Internal error');
 }
@@ -60,4 +72,17 @@ function httpExceptionMessage(exception: HttpException): string {
   const message = (body as { message?: unknown }).message;
   if (Array.isArray(message)) return message.join('; ');
   return typeof message === 'string' ? message : exception.message;
+}
+
+/** Errors of the body parsers (http-errors marks those meant for the client with `expose`). */
+function exposedClientError(exception: unknown): DomainError | null {
+  const candidate = exception as { expose?: unknown; status?: unknown; message?: unknown };
+  if (
+    candidate?.expose !== true ||
+    typeof candidate.status !== 'number' ||
+    typeof candidate.message !== 'string'
+  )
+    return null;
+  const code = HTTP_STATUS_CODES[candidate.status];
+  return code ? new DomainError(code, candidate.message) : null;
 }

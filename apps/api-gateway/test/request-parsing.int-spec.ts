@@ -1,0 +1,84 @@
+import { INestApplication } from '@nestjs/common';
+import { InProcessBus } from '@gw/platform';
+import { ApiGatewayEnv, createApiGatewayApp } from '../src/api-gateway.module';
+
+// The checks run before any route calls a service, so the gateway alone (no service behind its
+// bus) answers them over real HTTP.
+const ADMIN_TOKEN = 'admin-token-of-the-request-parsing-spec';
+const silent = { log: () => undefined, error: () => undefined, warn: () => undefined };
+
+describe('request parsing at the HTTP edge', () => {
+  let gateway: INestApplication;
+  let origin: string;
+
+  beforeAll(async () => {
+    const env = Object.assign(new ApiGatewayEnv(), { JWT_SECRET: 'request-parsing-spec-secret-42', ADMIN_TOKEN });
+    gateway = await createApiGatewayApp({ env, transport: { kind: 'in-process', bus: new InProcessBus(), rpcTimeoutMs: 500 } }, silent);
+    await gateway.listen(0, '127.0.0.1');
+    origin = `http://127.0.0.1:${(gateway.getHttpServer().address() as { port: number }).port}`;
+  });
+
+  afterAll(() => gateway.close());
+
+  async function post(path: string, body: string, contentType: string | null = 'application/json') {
+    const headers: Record<string, string> = { authorization: `Bearer ${ADMIN_TOKEN}` };
+    if (contentType) headers['content-type'] = contentType;
+    const response = await fetch(`${origin}${path}`, { method: 'POST', headers, body });
+    return { status: response.status, type: response.headers.get('content-type'), body: await response.json() };
+  }
+
+  it('refuses a body nested deeper than 128 levels with a 400, not a stack overflow', async () => {
+    const deep = `{"name":${'['.repeat(5000)}${']'.repeat(5000)}}`;
+    const reply = await post('/api/admin/organizations', deep);
+    expect(reply.status).toBe(400);
+    expect(reply.body.error).toMatchObject({ code: 'invalid_request', type: 'invalid_request_error' });
+    expect(reply.body.error.message).toContain('deeper than 128 levels');
+  });
+
+  it('names the field that holds a NUL character', async () => {
+    const reply = await post('/api/admin/organizations', JSON.stringify({ name: 'a\u0000b' }));
+    expect(reply.status).toBe(400);
+    expect(reply.body.error).toMatchObject({ code: 'invalid_request', param: 'name', message: 'name must not contain NUL characters' });
+  });
+
+  it('names a query parameter that holds a NUL character', async () => {
+    const response = await fetch(`${origin}/api/v1/models?type=chat%00`);
+    expect(response.status).toBe(400);
+    expect((await response.json()).error.param).toBe('type');
+  });
+
+  it('answers 404 for an id with a NUL character in the path', async () => {
+    const response = await fetch(`${origin}/api/v1/history/generations/gen-%00`, { headers: { authorization: 'Bearer x' } });
+    expect(response.status).toBe(404);
+    expect((await response.json()).error.code).toBe('not_found');
+  });
+
+  it('refuses a reserved key name anywhere in the body instead of crashing the transformer', async () => {
+    const reply = await post('/api/admin/organizations', '{"name":"acme","x":{"properties":{"constructor":{"type":"string"}}}}');
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.param).toBe('x.properties.constructor');
+  });
+
+  it('reads a text/plain or untyped body as JSON, as fetch sends a string body', async () => {
+    for (const type of ['text/plain;charset=UTF-8', null]) {
+      const reply = await post('/api/admin/organizations', JSON.stringify({ name: 5 }), type);
+      expect(reply.status).toBe(400);
+      expect(reply.body.error.param).toBe('name');
+    }
+  });
+
+  it('answers 415 for a body in a media type it cannot read', async () => {
+    const reply = await post('/api/admin/organizations', '<name>acme</name>', 'application/xml');
+    expect(reply.status).toBe(415);
+    expect(reply.body.error).toMatchObject({ code: 'unsupported_media_type', type: 'invalid_request_error' });
+  });
+
+  it('answers unknown paths outside /api with the JSON envelope, not an HTML page', async () => {
+    for (const path of ['/', '/v1/chat/completions', '/api/nothing-here']) {
+      const response = await fetch(`${origin}${path}`, { method: 'POST' });
+      expect(response.status).toBe(404);
+      expect(response.headers.get('content-type')).toContain('application/json');
+      expect((await response.json()).error.code).toBe('not_found');
+    }
+  });
+});
