@@ -44,6 +44,7 @@ describe('billing history over NATS and Postgres', () => {
     g3: finishedEvent(orgA, {
       ...keyOf(key2, 'two'),
       status: 'failed',
+      finishReason: null,
       cost: '0',
       createdAt: '2026-11-03T10:00:00.000Z',
     }),
@@ -64,6 +65,7 @@ describe('billing history over NATS and Postgres', () => {
       ...keyOf(key1, 'one'),
       requestType: 'audio',
       status: 'cancelled',
+      finishReason: null,
       cost: '0',
       createdAt: '2026-11-06T00:00:00.000Z',
     }),
@@ -224,6 +226,16 @@ describe('billing history over NATS and Postgres', () => {
       completedAt: g.g5.completedAt,
       attemptsCount: 1,
     });
+  });
+
+  it('answers a finish reason for every generation: the reported one, else the one its status implies', async () => {
+    const finishReasonOf = async (name: keyof typeof g) =>
+      (await app.rpc.request(BillingContracts.getHistory, { principal: user, id: idsOf(name) })).finishReason;
+    // g3 failed and g6 was cancelled without a reported reason; g5 was cancelled after the provider finished.
+    await expect(finishReasonOf('g3')).resolves.toBe('error');
+    await expect(finishReasonOf('g6')).resolves.toBe('cancelled');
+    await expect(finishReasonOf('g5')).resolves.toBe('stop');
+    await expect(finishReasonOf('g1')).resolves.toBe('stop');
   });
 
   it("answers not_found for another organization's or another key's generation", async () => {

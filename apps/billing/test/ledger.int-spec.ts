@@ -105,6 +105,27 @@ describe('billing ledger over NATS and Postgres: balance, credits, reservations'
     );
   });
 
+  it.each([
+    ['chat_completions', 'Top up the balance or lower max_tokens.'],
+    ['responses', 'Top up the balance or lower max_output_tokens.'],
+    ['embeddings', 'Top up the balance to continue.'],
+    ['transcriptions', 'Top up the balance to continue.'],
+  ])('tells a %s request the remedy its API offers', async (apiType, remedy) => {
+    const org = randomUUID();
+    await app.credit(org, '2');
+    const refused = app.rpc.request(BillingContracts.reserve, {
+      generationId: `gen_${randomUUID()}`,
+      organizationId: org,
+      apiKeyId: null,
+      maxAmount: '5',
+      minAmount: '3',
+      model: 'demo/model',
+      apiType,
+    });
+    await expect(refused).rejects.toMatchObject({ code: 'insufficient_balance', status: 402 });
+    await expect(refused).rejects.toThrow(`needs at least 3.00000000 RUB. ${remedy}`);
+  });
+
   it('refuses an empty account even for a request with no minimum', async () => {
     await expect(reserve(randomUUID(), '1', '0')).rejects.toMatchObject({ code: 'insufficient_balance' });
   });

@@ -39,7 +39,7 @@ describe('billing releases reservations that are never settled', () => {
   const generation = async (generationId: string) =>
     (
       await app.sql.query(
-        `SELECT status, list_status, client_cost, error, model FROM billing.generations WHERE id = $1`,
+        `SELECT status, list_status, finish_reason, client_cost, error, model FROM billing.generations WHERE id = $1`,
         [generationId],
       )
     )[0];
@@ -75,6 +75,7 @@ describe('billing releases reservations that are never settled', () => {
       expect(await generation(abandoned)).toEqual({
         status: 'failed',
         list_status: 'failed',
+        finish_reason: 'error',
         client_cost: '0.00000000',
         model: 'demo/chat',
         error: { code: RESERVATION_EXPIRED_ERROR_CODE, message: expect.any(String) },

@@ -76,7 +76,7 @@ const PRICE_UNITS = [
 ];
 const pricing: Schema = {
   type: 'object',
-  required: ['currency', ...PRICE_UNITS, 'tiers'],
+  required: ['currency', ...PRICE_UNITS, 'tiers', 'unitParam'],
   additionalProperties: false,
   properties: {
     currency: { type: 'string', enum: ['RUB'] },
@@ -118,17 +118,19 @@ const descriptorProperties: Record<string, Schema> = {
   supported_parameters: { type: 'array', items: { type: 'string' } },
   default_parameters: {
     type: 'object',
+    required: ['temperature', 'top_p', 'frequency_penalty'],
     additionalProperties: false,
     properties: { temperature: nullableNumber, top_p: nullableNumber, frequency_penalty: nullableNumber },
   },
   per_request_limits: {
-    type: ['object', 'null'],
+    type: 'object',
+    required: ['prompt_tokens', 'completion_tokens'],
     additionalProperties: false,
     properties: { prompt_tokens: nullableNumber, completion_tokens: nullableNumber },
   },
   parameters: parameterDescriptors,
 };
-const DESCRIPTOR_FIELDS = ['is_moderated', 'pricing', 'context_length', 'max_completion_tokens', 'supported_parameters', 'default_parameters', 'per_request_limits'];
+const DESCRIPTOR_FIELDS = ['is_moderated', 'pricing', 'context_length', 'max_completion_tokens', 'supported_parameters', 'default_parameters', 'per_request_limits', 'parameters'];
 const providerDescriptor: Schema = { type: 'object', required: DESCRIPTOR_FIELDS, additionalProperties: false, properties: descriptorProperties };
 const modelEntry: Schema = {
   type: 'object',
@@ -216,6 +218,7 @@ describe('GET /v1/models and POST /v1/embeddings against the embedded gateway', 
       ['endpoint', 'endpoint=/v1/embeddings', ['demo/embed-small', 'demo/embed-large']],
       ['type and endpoint', 'type=image&endpoint=/v2/images/generations', ['demo/image', 'demo/image-classic']],
       ['a type no model of the endpoint has', 'type=video&endpoint=/v1/chat/completions', []],
+      ['type, ignoring parameters it does not know', 'type=embedding&limit=1&_=1732300000', ['demo/embed-small', 'demo/embed-large']],
     ])('filters by %s', async (_label, query, ids) => {
       const list = await http('GET', `${api}/v1/models?${query}`);
       expect(list.status).toBe(200);

@@ -10,16 +10,15 @@ import { GenerationCancellations } from './chat/generation-cancellations';
 import { inferenceDatabase } from './database/inference-database';
 import { FormatsHandler } from './formats/formats.handler';
 import { EmbeddingsHandler } from './embeddings/embeddings.handler';
-import { embeddingsProviders } from './embeddings/embeddings.providers';
+import { EmbeddingsService } from './embeddings/embeddings.service';
 import { GenerationOutboxRepository } from './generations/generation-outbox.repository';
 import { GenerationBilling } from './generations/generation-billing.service';
 import { GenerationRecorder } from './generations/generation-recorder.service';
 import { OUTBOX_RELAY_INTERVAL, OutboxRelay } from './generations/outbox-relay.service';
 import { InferenceEnv } from './inference.env';
-import { ChatAdapters } from './providers/chat-adapters';
+import { upstreamProviders } from './providers/upstream.providers';
 import { TranscriptionHandler } from './transcriptions/transcription.handler';
 import { TranscriptionService } from './transcriptions/transcription.service';
-import { TranscriptionUpstream } from './transcriptions/transcription-upstream';
 
 export { InferenceEnv } from './inference.env';
 export { CatalogueError } from './catalogue/catalogue-loader';
@@ -57,7 +56,7 @@ export class InferenceModule {
       controllers: [ModelsHandler, ChatCompletionHandler, GenerationCancelHandler, FormatsHandler, EmbeddingsHandler, TranscriptionHandler],
       providers: [
         { provide: ModelCatalogue, useValue: catalogue },
-        { provide: ChatAdapters, useFactory: () => new ChatAdapters(env.UPSTREAM_TIMEOUT_MS) },
+        ...upstreamProviders(env.UPSTREAM_TIMEOUT_MS),
         { provide: CHAT_SETTINGS, useValue: { minCompletionTokens: env.MIN_COMPLETION_TOKENS, firstTokenTimeoutMs: env.FIRST_TOKEN_TIMEOUT_MS } },
         { provide: GenerationCancellations, useValue: new GenerationCancellations() },
         { provide: OUTBOX_RELAY_INTERVAL, useValue: env.OUTBOX_RELAY_INTERVAL_MS },
@@ -66,9 +65,8 @@ export class InferenceModule {
         GenerationBilling,
         OutboxRelay,
         ChatCompletionService,
-        { provide: TranscriptionUpstream, useFactory: () => new TranscriptionUpstream(env.UPSTREAM_TIMEOUT_MS) },
         TranscriptionService,
-        ...embeddingsProviders(env.UPSTREAM_TIMEOUT_MS),
+        EmbeddingsService,
       ],
     };
   }

@@ -26,7 +26,7 @@ function catalogueWithDeadline(): string {
   ttft.providers[0].routing.firstTokenTimeoutMs = ALPHA_FIRST_TOKEN_MS;
   const limits = structuredClone(chat);
   limits.id = 'test/limits';
-  Object.assign(limits.providers[0], ALPHA_LIMITS, { per_request_limits: null });
+  Object.assign(limits.providers[0], ALPHA_LIMITS, { per_request_limits: { prompt_tokens: null, completion_tokens: null } });
   catalogue.models.push(ttft, limits);
   const file = join(mkdtempSync(join(tmpdir(), 'catalogue-')), 'catalogue.json');
   writeFileSync(file, JSON.stringify(catalogue));

@@ -64,6 +64,15 @@ describe('inference embeddings over NATS, Postgres and mock-upstream', () => {
     expect(encoded.usage).toMatchObject({ prompt_tokens: 3, cost_rub: 0.000006 });
   });
 
+  it.each([
+    ['demo/embed-large', 3072],
+    ['demo/embed-small', 1536],
+  ])('takes every optional field written as null on %s as left out', async (model, dimensions) => {
+    const list = await embed({ model, input: 'unset fields', dimensions: null, encoding_format: null, user: null });
+    expect(list.data.map((item) => (item.embedding as number[]).length)).toEqual([dimensions]);
+    expect(await app.eventOf(list.id)).toMatchObject({ status: 'completed', model });
+  });
+
   it('passes dimensions to a model that takes them', async () => {
     const list = await embed({ model: 'demo/embed-large', input: 'short', dimensions: 256 });
     expect((list.data[0].embedding as number[]).length).toBe(256);

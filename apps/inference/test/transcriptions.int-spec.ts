@@ -83,6 +83,14 @@ describe('inference transcriptions over NATS, Postgres and mock-upstream', () =>
     expect(result).toEqual({ text: expect.stringContaining('quick brown fox'), model: 'demo/whisper', usage: { durationSeconds: 2, cost: 0.02, cost_rub: 0.02 } });
   });
 
+  it('takes every optional field written as null as left out: the default model, json, nothing null sent upstream', async () => {
+    const unset = { model: null, language: null, prompt: null, response_format: null, temperature: null, timestamp_granularities: null, user: null, chunking_strategy: null, include: null, known_speaker_names: null, known_speaker_references: null, stream: null };
+    expect(json(await transcribe(unset as unknown as TranscriptionParams))).toEqual({ text: expect.stringContaining('quick brown fox'), model: 'demo/whisper', usage: { durationSeconds: 2, cost: 0.02, cost_rub: 0.02 } });
+    // A null language sent upstream would come back as the language "null"; left out, the provider detects it.
+    const verbose = json(await transcribe({ ...unset, response_format: 'verbose_json' } as unknown as TranscriptionParams));
+    expect(verbose).toMatchObject({ language: 'en', model: 'demo/whisper' });
+  });
+
   it('passes logprobs through for json', async () => {
     const result = json(await transcribe({ include: ['logprobs'] }));
     expect(result?.logprobs?.length).toBeGreaterThan(0);

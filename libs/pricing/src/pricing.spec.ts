@@ -10,10 +10,12 @@ import {
   MeteredUsage,
   meteredCost,
   missingBilledUnits,
+  PER_REQUEST_UNIT,
   price,
   Pricing,
   TierParameters,
   unitCost,
+  unitParamProblem,
 } from './pricing';
 
 const chat: Pricing = { currency: 'RUB', prompt_per_million: '100', completion_per_million: '300', request_per_thousand: {} };
@@ -202,7 +204,8 @@ const image: Pricing = {
   ],
   unitParam: 'n',
 };
-const classic: Pricing = { currency: 'RUB', per_request: '6.00', tiers: [{ conditions: ['quality=hd'], cost_rub: '12.00' }] };
+const classic: Pricing = { currency: 'RUB', per_request: '6.00', tiers: [{ conditions: ['quality=hd'], cost_rub: '12.00' }], unitParam: PER_REQUEST_UNIT };
+const upscale: Pricing = { currency: 'RUB', per_request: '15.00', tiers: [], unitParam: PER_REQUEST_UNIT };
 
 describe('matchTier', () => {
   const withDefault: Pricing = { ...video, tiers: [...(video.tiers ?? []), { conditions: [], cost_rub: '5.00' }] };
@@ -234,8 +237,10 @@ describe('unitCost', () => {
     ['images at their quality tier', image, { quality: 'high', n: 2 }, '32'],
     // per_request 4 × 3
     ['images at per_request where no tier holds', image, { quality: 'low', n: 3 }, '12'],
-    ['one request at its tier without a unit parameter', classic, { quality: 'hd' }, '12'],
+    ['one request at its tier', classic, { quality: 'hd' }, '12'],
     ['one request at per_request', classic, { quality: 'standard' }, '6'],
+    ['one request of an operation without parameters', upscale, {}, '15'],
+    ['one request where no unitParam is given', { ...classic, unitParam: undefined }, { quality: 'hd' }, '12'],
     ['nothing for a model without a unit price', { currency: 'RUB', prompt_per_million: '1' }, {}, null],
   ])('prices %s', (_label, pricing, params, expected) => {
     expect(unitCost(pricing, params)?.toString() ?? null).toBe(expected);
@@ -258,5 +263,31 @@ describe('missingBilledUnits', () => {
     ['video', { currency: 'RUB', per_request: '1' }, ['video_per_second or tiers']],
   ])('checks the pricing of type %s', (type, pricing, expected) => {
     expect(missingBilledUnits(type, pricing)).toEqual(expected);
+  });
+});
+
+describe('unitParamProblem', () => {
+  const videoParameters = { prompt: { max_length: 4000 }, duration: { min: 3, max: 10, default: 5 }, watermark: { default: false } };
+  const imageParameters = { n: { min: 1, max: 10, default: 1 }, quality: { values: ['low', 'high'] } };
+  it.each<[string, string, Record<string, { min?: number; max?: number; default?: unknown; max_length?: number; values?: string[] }>, string | null]>([
+    ['chat', 'tokens', {}, null],
+    ['embedding', 'tokens', {}, null],
+    ['transcription', 'duration', {}, null],
+    ['audio', 'characters', { speed: { min: 0.5, max: 2 } }, null],
+    ['video', 'duration', videoParameters, null],
+    ['image', 'n', imageParameters, null],
+    ['image', 'request', imageParameters, null],
+    ['video', 'request', {}, null],
+    ['chat', 'max_tokens', {}, 'must be tokens for chat models'],
+    ['embedding', 'request', {}, 'must be tokens for embedding models'],
+    ['transcription', 'tokens', {}, 'must be duration for transcription models'],
+    ['audio', 'speed', { speed: { min: 0.5, max: 2 } }, 'must be characters for audio models'],
+    ['video', 'prompt', videoParameters, 'must be request or a numeric parameter of the model or operation (duration)'],
+    ['video', 'watermark', videoParameters, 'must be request or a numeric parameter of the model or operation (duration)'],
+    ['image', 'seconds', imageParameters, 'must be request or a numeric parameter of the model or operation (n)'],
+    ['video', 'duration', {}, 'must be request or a numeric parameter of the model or operation'],
+    ['video', 'constructor', {}, 'must be request or a numeric parameter of the model or operation'],
+  ])('a %s pricing counting %s', (type, unitParam, parameters, expected) => {
+    expect(unitParamProblem(type, unitParam, parameters)).toBe(expected);
   });
 });

@@ -28,6 +28,7 @@ export interface Pricing {
   video_per_second?: PriceValue;
   per_request?: PriceValue;
   tiers?: PricingTier[];
+  /** What one priced unit counts (see UNIT_PARAM_OF_METERED_TYPE and PER_REQUEST_UNIT). */
   unitParam?: string;
 }
 
@@ -220,17 +221,62 @@ export function matchTier(pricing: Pricing, params: TierParameters): PricingTier
 }
 
 /**
+ * The `unitParam` of a unit-priced pricing (an image, a video, an operation) whose unit is the
+ * request itself, where no parameter counts anything (an upscale).
+ */
+export const PER_REQUEST_UNIT = 'request';
+
+/**
+ * The `unitParam` of the metered model types: what their per-unit prices count, as the provider
+ * reports or the audio measures it rather than as a request parameter sets it: tokens for the
+ * per-million token prices, the seconds of audio heard for stt_per_minute, the characters of the
+ * text spoken for tts_per_million_characters.
+ */
+export const UNIT_PARAM_OF_METERED_TYPE: Readonly<Record<string, string>> = {
+  chat: 'tokens',
+  embedding: 'tokens',
+  transcription: 'duration',
+  audio: 'characters',
+};
+
+/** The part of a parameter descriptor that tells a number. */
+export interface NumericParameterHint {
+  min?: unknown;
+  max?: unknown;
+  default?: unknown;
+}
+
+/**
+ * Why `unitParam` cannot say what a pricing of a model of `type` counts, or null when it can. A
+ * metered type has its one fixed value; an image or video model, and any operation, names a
+ * numeric parameter of its own `parameters` (whose value is the number of units) or
+ * PER_REQUEST_UNIT. Checked at start, so a pricing that would price nothing is refused then.
+ */
+export function unitParamProblem(type: string, unitParam: string, parameters: Readonly<Record<string, NumericParameterHint>>): string | null {
+  const metered = UNIT_PARAM_OF_METERED_TYPE[type];
+  if (metered !== undefined) return unitParam === metered ? null : `must be ${metered} for ${type} models`;
+  const counting = Object.keys(parameters).filter((name) => describesNumber(parameters[name]));
+  if (unitParam === PER_REQUEST_UNIT || counting.includes(unitParam)) return null;
+  return `must be ${PER_REQUEST_UNIT} or a numeric parameter of the model or operation${counting.length > 0 ? ` (${counting.join(', ')})` : ''}`;
+}
+
+function describesNumber(descriptor: NumericParameterHint): boolean {
+  return [descriptor.min, descriptor.max, descriptor.default].some((value) => typeof value === 'number');
+}
+
+/**
  * The cost of a unit-priced request (an image, a video, an operation): the price of one unit is
  * the matching tier's cost_rub, else video_per_second, else per_request; the number of units is
- * the value of the `unitParam` parameter (seconds of `duration`, `n` images), 1 without one.
- * `params` must carry the defaults of the model's parameter descriptors, as the request is run
- * with them. Null when nothing prices the request, so a caller cannot bill 0 by omission.
+ * the value of the `unitParam` parameter (seconds of `duration`, `n` images), 1 for
+ * PER_REQUEST_UNIT (or none). `params` must carry the defaults of the model's parameter
+ * descriptors, as the request is run with them. Null when nothing prices the request, so a
+ * caller cannot bill 0 by omission.
  */
 export function unitCost(pricing: Pricing, params: TierParameters): Decimal | null {
   const tier = matchTier(pricing, params);
   const unit = tier ? new Decimal(tier.cost_rub) : (price(pricing, 'video_per_second') ?? price(pricing, 'per_request'));
   if (unit === null) return null;
-  if (!pricing.unitParam) return unit;
+  if (!pricing.unitParam || pricing.unitParam === PER_REQUEST_UNIT) return unit;
   const units = Number(params[pricing.unitParam] ?? Number.NaN);
   if (!Number.isFinite(units) || units < 0) return null;
   return unit.times(units);

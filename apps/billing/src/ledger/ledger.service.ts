@@ -12,6 +12,7 @@ import { BILLING_CLOCK, Clock } from '../clock';
 import { limitExceededMessage, tightestLimit } from '../limits/limit-rules';
 import { spendingWindows } from '../limits/spending-windows';
 import { formatMoney, MAX_MONEY, minMoney, parseCreditAmount, parseMoney } from '../money/money';
+import { insufficientBalanceMessage } from './balance-refusal';
 import { LedgerRepository, LedgerTransaction } from './ledger.repository';
 import { reservationContext } from './reservation-context';
 
@@ -68,10 +69,7 @@ export class LedgerService {
         );
       }
       if (reserved.lessThan(minAmount)) {
-        throw new DomainError(
-          'insufficient_balance',
-          `Insufficient balance: ${formatMoney(available)} RUB available, but this request needs at least ${formatMoney(minAmount)} RUB. Top up the balance or lower max_tokens.`,
-        );
+        throw new DomainError('insufficient_balance', insufficientBalanceMessage(available, minAmount, context?.apiType));
       }
       if (apiKeyId !== null) reserved = await this.capByLimits(tx, organizationId, apiKeyId, windows, reserved, minAmount);
       const inserted = await tx.insertReservation({

@@ -1,6 +1,6 @@
 import { Decimal } from 'decimal.js';
-import { GenerationFinishedEvent } from '@gw/contracts';
-import { chargeFor, listStatusOf, unprocessableReason } from './settlement-rules';
+import { GenerationFinalStatus, GenerationFinishedEvent } from '@gw/contracts';
+import { chargeFor, listStatusOf, recordedFinishReason, unprocessableReason } from './settlement-rules';
 
 const event: GenerationFinishedEvent = {
   generationId: 'gen_1',
@@ -47,6 +47,23 @@ describe('chargeFor', () => {
     expect(chargeFor(d('4'), { amount: d('1'), active: false }, d('5')).toFixed()).toBe('1');
     expect(chargeFor(d('4'), { amount: d('3'), active: false }, d('0.5')).toFixed()).toBe('0.5');
     expect(chargeFor(d('4'), { amount: d('3'), active: false }, d('-1')).toFixed()).toBe('0');
+  });
+});
+
+describe('recordedFinishReason', () => {
+  it.each<[GenerationFinalStatus, string | null | undefined, string]>([
+    ['completed', 'length', 'length'],
+    ['completed', null, 'stop'],
+    ['failed', null, 'error'],
+    ['failed', undefined, 'error'],
+    ['failed', '', 'error'],
+    // A moderation block before output is failed with the provider's reason (decisions.md 15).
+    ['failed', 'content_filter', 'content_filter'],
+    ['cancelled', null, 'cancelled'],
+    // The provider finished before the client left.
+    ['cancelled', 'stop', 'stop'],
+  ])('records a %s generation reported with %p as %s', (status, reported, expected) => {
+    expect(recordedFinishReason(status, reported)).toBe(expected);
   });
 });
 

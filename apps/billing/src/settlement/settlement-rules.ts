@@ -25,6 +25,23 @@ export function listStatusOf(status: GenerationFinalStatus, charged: Decimal): H
   return status;
 }
 
+/** What a generation's status says about how it ended, where the producer reported no finish reason. */
+const FINISH_REASON_OF_STATUS: Readonly<Record<GenerationFinalStatus, string>> = {
+  completed: 'stop',
+  failed: 'error',
+  cancelled: 'cancelled',
+};
+
+/**
+ * The finish reason history records, so that every finished generation has one: the one the
+ * producer reported (the provider's, such as `content_filter` on a failed or `length` on a
+ * cancelled generation), else the one its status implies. The one rule for every producer and for
+ * reservations that expire.
+ */
+export function recordedFinishReason(status: GenerationFinalStatus, reported: string | null | undefined): string {
+  return typeof reported === 'string' && reported !== '' ? reported : FINISH_REASON_OF_STATUS[status];
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const REQUEST_TYPES = ['chat', 'image', 'video', 'audio', 'embedding'];
 const RESPONSE_MODES = ['sync', 'stream', 'async'];

@@ -11,7 +11,7 @@ import {
   NewGeneration,
 } from '../ledger/ledger.repository';
 import { parseMoney } from '../money/money';
-import { chargeFor, listStatusOf, unprocessableReason } from './settlement-rules';
+import { chargeFor, listStatusOf, recordedFinishReason, unprocessableReason } from './settlement-rules';
 
 export type SettlementOutcome = 'settled' | 'duplicate' | 'dropped';
 
@@ -132,7 +132,7 @@ function toGenerationRow(event: GenerationFinishedEvent, cost: Decimal, charge: 
     responseMode: event.responseMode,
     status: event.status,
     listStatus: listStatusOf(event.status, charge),
-    finishReason: event.finishReason ?? null,
+    finishReason: recordedFinishReason(event.status, event.finishReason),
     provider: event.provider ?? null,
     usage: event.usage ?? null,
     cost: cost.toFixed(),
@@ -164,7 +164,7 @@ function expiredGenerationRow(reservation: HeldReservation, now: Date): NewGener
     responseMode: context.responseMode ?? 'sync',
     status: 'failed',
     listStatus: 'failed',
-    finishReason: null,
+    finishReason: recordedFinishReason('failed', null),
     provider: null,
     usage: null,
     cost: '0',

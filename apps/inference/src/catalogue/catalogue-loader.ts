@@ -3,7 +3,7 @@ import { validateSync, ValidationError } from 'class-validator';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ModelCatalogueEntryDto, ProviderDescriptorDto } from '@gw/dto';
-import { missingBilledUnits, Pricing } from '@gw/pricing';
+import { missingBilledUnits, Pricing, unitParamProblem } from '@gw/pricing';
 import { CatalogueFileConfig, CatalogueModelConfig, CatalogueProviderConfig, ProviderWire } from './catalogue-config';
 import { ENDPOINTS_BY_MODEL_TYPE } from './model-endpoints';
 import { StartupError } from '@gw/platform';
@@ -68,9 +68,9 @@ export function loadCatalogue(file: string, variables: Record<string, string | u
 
 /**
  * Fail closed: a provider without a price for a unit its model type is billed in would bill 0 by
- * omission; a provider that takes `dimensions` needs the model's maximum to check it against;
- * per-request limits are what requests are refused by, so they must be counts;
- * embeddings exist on the OpenAI wire only.
+ * omission, and a pricing whose unitParam names nothing that counts would price nothing; a provider
+ * that takes `dimensions` needs the model's maximum to check it against; embeddings exist on the
+ * OpenAI wire only.
  */
 function checkModel(model: CatalogueModelConfig, file: string, at: string): void {
   model.providers.forEach((provider, p) => {
@@ -78,18 +78,19 @@ function checkModel(model: CatalogueModelConfig, file: string, at: string): void
     if (missing.length > 0) {
       throw new CatalogueError(file, `${at}.providers[${p}].pricing: model ${model.id} has no price for ${missing.join(', ')} at provider ${provider.name}`);
     }
+    const unitProblem = unitParamProblem(model.type, provider.pricing.unitParam, model.parameters);
+    if (unitProblem) throw new CatalogueError(file, `${at}.providers[${p}].pricing.unitParam: ${unitProblem} (model ${model.id} at provider ${provider.name})`);
     const maxDimensions = model.parameters['dimensions']?.max;
     if (provider.supported_parameters.includes('dimensions') && !(typeof maxDimensions === 'number' && maxDimensions >= 1)) {
       throw new CatalogueError(file, `${at}.parameters.dimensions.max: model ${model.id} takes dimensions at provider ${provider.name} but declares no maximum`);
     }
-    for (const [limit, value] of Object.entries(provider.per_request_limits ?? {})) {
-      if (value !== null && value !== undefined && !(Number.isInteger(value) && value >= 1)) {
-        throw new CatalogueError(file, `${at}.providers[${p}].per_request_limits.${limit}: must be a positive integer or null at provider ${provider.name}`);
-      }
-    }
     if (model.type === 'embedding' && provider.routing.wire !== 'openai') {
       throw new CatalogueError(file, `${at}.providers[${p}].routing.wire: embedding model ${model.id} needs the openai wire at provider ${provider.name}`);
     }
+  });
+  model.operations.forEach((operation, o) => {
+    const unitProblem = unitParamProblem(model.type, operation.pricing.unitParam, operation.parameters);
+    if (unitProblem) throw new CatalogueError(file, `${at}.operations[${o}].pricing.unitParam: ${unitProblem} (operation ${operation.id} of model ${model.id})`);
   });
 }
 
@@ -107,15 +108,15 @@ function route(provider: CatalogueProviderConfig, variables: Record<string, stri
     upstreamModel: provider.routing.model,
     apiKey: provider.routing.apiKeyEnv ? (variables[provider.routing.apiKeyEnv] ?? null) : null,
     pricing: provider.pricing as Pricing,
-    maxPromptTokens: lowest(provider.context_length, provider.per_request_limits?.prompt_tokens),
-    maxCompletionTokens: lowest(provider.max_completion_tokens, provider.per_request_limits?.completion_tokens),
+    maxPromptTokens: lowest(provider.context_length, provider.per_request_limits.prompt_tokens),
+    maxCompletionTokens: lowest(provider.max_completion_tokens, provider.per_request_limits.completion_tokens),
     supportedParameters: [...provider.supported_parameters],
-    reasoningEfforts: provider.parameters?.['reasoning_effort']?.values ?? null,
+    reasoningEfforts: provider.parameters['reasoning_effort']?.values ?? null,
     firstTokenTimeoutMs: provider.routing.firstTokenTimeoutMs ?? null,
   };
 }
 
-function lowest(...limits: Array<number | null | undefined>): number | null {
+function lowest(...limits: Array<number | null>): number | null {
   const set = limits.filter((limit): limit is number => typeof limit === 'number');
   return set.length > 0 ? Math.min(...set) : null;
 }

@@ -127,7 +127,7 @@ export class ChatCompletionService {
         failure = toUpstreamFailure(err);
         generation.attempts.push(attempt(route, generation.attempts.length + 1, started, failure, signal.aborted));
         if (signal.aborted) {
-          await this.cancelled(generation, route, null, generation.promptEstimate, '');
+          await this.cancelled(generation, route, null, generation.promptEstimate, '', null);
           throw new DomainError('upstream_error', 'The generation was cancelled');
         }
         if (!failure.retryable) break;
@@ -150,7 +150,7 @@ export class ChatCompletionService {
       } catch (err) {
         failure = toUpstreamFailure(err);
         generation.attempts.push(attempt(route, generation.attempts.length + 1, started, failure, signal.aborted));
-        if (signal.aborted) return this.cancelled(generation, route, null, generation.promptEstimate, '', subscriber);
+        if (signal.aborted) return this.cancelled(generation, route, null, generation.promptEstimate, '', null, subscriber);
         if (!failure.retryable) break;
         continue;
       }
@@ -207,7 +207,7 @@ export class ChatCompletionService {
     } catch (err) {
       const failure = toUpstreamFailure(err);
       generation.attempts.push(attempt(route, generation.attempts.length + 1, started, failure, signal.aborted));
-      if (signal.aborted) return this.cancelled(generation, route, usage, promptTokens, text, subscriber);
+      if (signal.aborted) return this.cancelled(generation, route, usage, promptTokens, text, finishReason, subscriber);
       subscriber.error(await this.brokenOff(generation, route, failure, usage, promptTokens, text));
       return;
     }
@@ -315,17 +315,28 @@ export class ChatCompletionService {
     return error;
   }
 
-  /** The client went away: what the provider produced so far is charged, as it was paid for. */
+  /**
+   * The client went away: what the provider produced so far is charged, as it was paid for. The
+   * provider's finish reason is kept where it gave one before the end; billing records `cancelled` otherwise.
+   */
   private async cancelled(
     generation: ChatGeneration,
     route: ProviderRoute,
     usage: UpstreamUsage | null,
     promptTokens: number,
     text: string,
+    providerFinishReason: string | null,
     subscriber?: Subscriber<ChatStreamItem>,
   ): Promise<void> {
     const produced = producedUsageAndCost(route, usage, promptTokens, text, generation.reserved);
-    await this.finish(generation, { status: 'cancelled', provider: route.name, finishReason: null, usage: tokenUsage(produced.usage), cost: produced.cost, error: null });
+    await this.finish(generation, {
+      status: 'cancelled',
+      provider: route.name,
+      finishReason: providerFinishReason,
+      usage: tokenUsage(produced.usage),
+      cost: produced.cost,
+      error: null,
+    });
     // Over NATS nobody listens any more; completing releases the server side of the stream.
     subscriber?.complete();
   }

@@ -2,6 +2,7 @@ import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { EmbeddingList, EmbeddingsContracts } from '@gw/contracts';
 import { EmbeddingRpcMessageDto } from '@gw/dto';
+import { omitNullFields } from '../formats/omit-null-fields';
 import { EmbeddingsService } from './embeddings.service';
 
 @Controller()
@@ -10,6 +11,6 @@ export class EmbeddingsHandler {
 
   @MessagePattern(EmbeddingsContracts.create.subject)
   create(@Payload() message: EmbeddingRpcMessageDto): Promise<EmbeddingList> {
-    return this.embeddings.create(message);
+    return this.embeddings.create({ ...message, body: omitNullFields(message.body) });
   }
 }

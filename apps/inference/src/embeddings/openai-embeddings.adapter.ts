@@ -1,4 +1,3 @@
-import { OnApplicationShutdown } from '@nestjs/common';
 import { UpstreamFailure } from '../providers/upstream-chat';
 import { UpstreamHttp } from '../providers/upstream-http';
 
@@ -25,22 +24,14 @@ interface OpenAiEmbeddingResponse {
  * The OpenAI embeddings wire (OpenAI, OpenRouter, Mock Alpha); baseUrl includes `/v1`. Always
  * asks for floats: the service encodes base64 itself, so every provider answers both formats alike.
  */
-export class OpenAiEmbeddingsAdapter implements OnApplicationShutdown {
-  private readonly http: UpstreamHttp;
-
-  constructor(upstreamTimeoutMs: number) {
-    this.http = new UpstreamHttp(upstreamTimeoutMs);
-  }
+export class OpenAiEmbeddingsAdapter {
+  constructor(private readonly http: UpstreamHttp) {}
 
   async embed(call: UpstreamEmbeddingCall): Promise<UpstreamEmbeddings> {
     const headers = { authorization: `Bearer ${call.apiKey ?? ''}`.trim() };
     const response = await this.http.post(`${call.baseUrl}/embeddings`, headers, { ...call.request, encoding_format: 'float' }, call.signal);
     const body = await this.http.json<OpenAiEmbeddingResponse>(response);
     return { vectors: vectorsInOrder(body, call.request.input.length, call.request.dimensions), promptTokens: promptTokens(body) };
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.http.close();
   }
 }
 

@@ -19,6 +19,7 @@ export interface BilledGeneration extends ReservedGeneration {
 export interface GenerationOutcome {
   status: GenerationFinalStatus;
   provider: string | null;
+  /** The provider's, or null where it gave none: billing then records one from the status (a single rule for every producer). */
   finishReason: string | null;
   usage: TokenUsage | null;
   cost: Decimal;

@@ -1,23 +1,38 @@
+import { OnApplicationShutdown } from '@nestjs/common';
 import { createParser, EventSourceMessage } from 'eventsource-parser';
-import { Agent, Dispatcher, errors, request } from 'undici';
+import { Agent, Dispatcher, errors, FormData, request } from 'undici';
 import { UpstreamFailure } from './upstream-chat';
 
-/** One keep-alive connection pool for every provider; headers and idle-body timeouts bound each call. */
-export class UpstreamHttp {
+/**
+ * One keep-alive connection pool for every provider and every API (chat, embeddings,
+ * transcription); headers and idle-body timeouts bound each call. It is one provider of the
+ * module and the only owner of the pool: the adapters use it and never close it.
+ */
+export class UpstreamHttp implements OnApplicationShutdown {
   private readonly agent: Agent;
+  private closing: Promise<void> | null = null;
 
   constructor(private readonly timeoutMs: number) {
     this.agent = new Agent({ keepAliveTimeout: 30_000, connections: 128, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
   }
 
   /** POSTs JSON; resolves with a 2xx response, otherwise throws UpstreamFailure (after draining the body). */
-  async post(url: string, headers: Record<string, string>, body: unknown, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
+  post(url: string, headers: Record<string, string>, body: unknown, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
+    return this.send(url, { 'content-type': 'application/json', ...headers }, JSON.stringify(body), signal);
+  }
+
+  /** POSTs multipart form data (undici writes its content type and boundary); answers as `post` does. */
+  postForm(url: string, headers: Record<string, string>, form: FormData, signal?: AbortSignal): Promise<Dispatcher.ResponseData> {
+    return this.send(url, headers, form, signal);
+  }
+
+  private async send(url: string, headers: Record<string, string>, body: string | FormData, signal: AbortSignal | undefined): Promise<Dispatcher.ResponseData> {
     let response: Dispatcher.ResponseData;
     try {
       response = await request(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...headers },
-        body: JSON.stringify(body),
+        headers,
+        body,
         dispatcher: this.agent,
         signal,
         headersTimeout: this.timeoutMs,
@@ -58,8 +73,14 @@ export class UpstreamHttp {
     }
   }
 
-  close(): Promise<void> {
-    return this.agent.close();
+  /**
+   * Closes the pool once, however often it is asked: Nest runs the shutdown hooks again when a
+   * service is closed after a signal already shut it down (the embedded mode does both), and
+   * undici refuses to close a closed pool.
+   */
+  onApplicationShutdown(): Promise<void> {
+    this.closing ??= this.agent.close();
+    return this.closing;
   }
 }
 

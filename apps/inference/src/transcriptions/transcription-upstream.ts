@@ -1,7 +1,7 @@
-import { Agent, FormData, request } from 'undici';
+import { FormData } from 'undici';
 import type { TranscriptionParams, TranscriptionSegment, TranscriptionWord } from '@gw/contracts';
 import { UpstreamFailure } from '../providers/upstream-chat';
-import { toUpstreamFailure } from '../providers/upstream-http';
+import { UpstreamHttp } from '../providers/upstream-http';
 
 /** What an OpenAI-wire provider answers for json, verbose_json or diarized_json (the fields used here). */
 export interface UpstreamTranscription {
@@ -30,44 +30,16 @@ export interface UpstreamTranscriptionCall {
   signal?: AbortSignal;
 }
 
-/** The OpenAI wire's `POST /audio/transcriptions`, as multipart with `name[]` array fields. */
+/** The OpenAI wire's `POST /audio/transcriptions`, as multipart with `name[]` array fields, on the shared connection pool. */
 export class TranscriptionUpstream {
-  private readonly agent: Agent;
-
-  constructor(private readonly timeoutMs: number) {
-    this.agent = new Agent({ keepAliveTimeout: 30_000, connections: 64, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
-  }
+  constructor(private readonly http: UpstreamHttp) {}
 
   async transcribe(call: UpstreamTranscriptionCall): Promise<UpstreamTranscription> {
-    const form = upstreamForm(call);
-    let response;
-    try {
-      response = await request(`${call.baseUrl}/audio/transcriptions`, {
-        method: 'POST',
-        headers: call.apiKey ? { authorization: `Bearer ${call.apiKey}` } : {},
-        body: form,
-        dispatcher: this.agent,
-        signal: call.signal,
-      });
-    } catch (err) {
-      throw toUpstreamFailure(err);
-    }
-    if (response.statusCode < 200 || response.statusCode >= 300) {
-      const text = await response.body.text().catch(() => '');
-      throw new UpstreamFailure('status', `Upstream answered ${response.statusCode}: ${text.slice(0, 300)}`, response.statusCode);
-    }
-    let body: unknown;
-    try {
-      body = await response.body.json();
-    } catch (err) {
-      throw err instanceof SyntaxError ? new UpstreamFailure('protocol', 'Upstream answered invalid JSON') : toUpstreamFailure(err);
-    }
-    if (typeof (body as UpstreamTranscription)?.text !== 'string') throw new UpstreamFailure('protocol', 'Upstream answered a transcription without text');
-    return body as UpstreamTranscription;
-  }
-
-  close(): Promise<void> {
-    return this.agent.close();
+    const headers: Record<string, string> = call.apiKey ? { authorization: `Bearer ${call.apiKey}` } : {};
+    const response = await this.http.postForm(`${call.baseUrl}/audio/transcriptions`, headers, upstreamForm(call), call.signal);
+    const body = await this.http.json<UpstreamTranscription>(response);
+    if (typeof body?.text !== 'string') throw new UpstreamFailure('protocol', 'Upstream answered a transcription without text');
+    return body;
   }
 }
 

@@ -2,6 +2,7 @@ import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { TranscriptionContracts, TranscriptionReply } from '@gw/contracts';
 import { TranscriptionRpcMessageDto } from '@gw/dto';
+import { omitNullFields } from '../formats/omit-null-fields';
 import { TranscriptionService } from './transcription.service';
 
 @Controller()
@@ -10,6 +11,6 @@ export class TranscriptionHandler {
 
   @MessagePattern(TranscriptionContracts.transcribe.subject)
   transcribe(@Payload() message: TranscriptionRpcMessageDto): Promise<TranscriptionReply> {
-    return this.transcriptions.transcribe(message);
+    return this.transcriptions.transcribe({ ...message, params: omitNullFields(message.params) });
   }
 }

@@ -12,7 +12,7 @@ import {
   Min,
 } from 'class-validator';
 import { NestedObject, NestedObjectArray } from '../common/nested-object';
-import { IsParameterDescriptors, IsPriceValue } from './pricing-validators';
+import { IsCountOrNull, IsNumberOrNull, IsParameterDescriptors, IsPriceValue } from './pricing-validators';
 
 export type PriceValueDto = string | Record<string, never>;
 const PRICE_SCHEMA = { oneOf: [{ type: 'string' }, { type: 'object' }] };
@@ -28,96 +28,89 @@ export class PricingTierDto {
   cost_rub!: string;
 }
 
-/** Per-unit prices in `currency`, each a decimal string or `{}` where the unit does not apply. */
+/**
+ * Per-unit prices in `currency`, each a decimal string or `{}` where the unit does not apply; a
+ * catalogue writes every one of them, so the list shows every key and no price is absent by mistake.
+ */
 export class PricingDto {
   @ApiProperty({ example: 'RUB' })
   @IsString()
   currency!: string;
 
-  @ApiPropertyOptional({ ...PRICE_SCHEMA, example: '150.00' })
-  @IsOptional()
+  @ApiProperty({ ...PRICE_SCHEMA, example: '150.00' })
   @IsPriceValue()
-  prompt_per_million?: PriceValueDto;
+  prompt_per_million!: PriceValueDto;
 
-  @ApiPropertyOptional({ ...PRICE_SCHEMA, example: '600.00' })
-  @IsOptional()
+  @ApiProperty({ ...PRICE_SCHEMA, example: '600.00' })
   @IsPriceValue()
-  completion_per_million?: PriceValueDto;
+  completion_per_million!: PriceValueDto;
 
-  @ApiPropertyOptional({ ...PRICE_SCHEMA, example: {} })
-  @IsOptional()
+  @ApiProperty({ ...PRICE_SCHEMA, example: {} })
   @IsPriceValue()
-  request_per_thousand?: PriceValueDto;
+  request_per_thousand!: PriceValueDto;
 
-  @ApiPropertyOptional({ ...PRICE_SCHEMA, example: {} })
-  @IsOptional()
+  @ApiProperty({ ...PRICE_SCHEMA, example: {} })
   @IsPriceValue()
-  image_input_per_million?: PriceValueDto;
+  image_input_per_million!: PriceValueDto;
 
-  @ApiPropertyOptional({ ...PRICE_SCHEMA, example: {} })
-  @IsOptional()
+  @ApiProperty({ ...PRICE_SCHEMA, example: {} })
   @IsPriceValue()
-  image_output_per_million?: PriceValueDto;
+  image_output_per_million!: PriceValueDto;
 
-  @ApiPropertyOptional({ ...PRICE_SCHEMA, example: {} })
-  @IsOptional()
+  @ApiProperty({ ...PRICE_SCHEMA, example: {} })
   @IsPriceValue()
-  audio_per_million?: PriceValueDto;
+  audio_per_million!: PriceValueDto;
 
-  @ApiPropertyOptional({ ...PRICE_SCHEMA, example: {} })
-  @IsOptional()
+  @ApiProperty({ ...PRICE_SCHEMA, example: {} })
   @IsPriceValue()
-  web_search_per_thousand?: PriceValueDto;
+  web_search_per_thousand!: PriceValueDto;
 
-  @ApiPropertyOptional({ ...PRICE_SCHEMA, example: {} })
-  @IsOptional()
+  @ApiProperty({ ...PRICE_SCHEMA, example: {} })
   @IsPriceValue()
-  internal_reasoning_per_million?: PriceValueDto;
+  internal_reasoning_per_million!: PriceValueDto;
 
-  @ApiPropertyOptional({ ...PRICE_SCHEMA, example: {} })
-  @IsOptional()
+  @ApiProperty({ ...PRICE_SCHEMA, example: {} })
   @IsPriceValue()
-  input_cache_read_per_million?: PriceValueDto;
+  input_cache_read_per_million!: PriceValueDto;
 
-  @ApiPropertyOptional({ ...PRICE_SCHEMA, example: {} })
-  @IsOptional()
+  @ApiProperty({ ...PRICE_SCHEMA, example: {} })
   @IsPriceValue()
-  input_cache_write_per_million?: PriceValueDto;
+  input_cache_write_per_million!: PriceValueDto;
 
-  @ApiPropertyOptional({ ...PRICE_SCHEMA, example: {} })
-  @IsOptional()
+  @ApiProperty({ ...PRICE_SCHEMA, example: {} })
   @IsPriceValue()
-  input_audio_cache_per_million?: PriceValueDto;
+  input_audio_cache_per_million!: PriceValueDto;
 
-  @ApiPropertyOptional({ ...PRICE_SCHEMA, example: {} })
-  @IsOptional()
+  @ApiProperty({ ...PRICE_SCHEMA, example: {} })
   @IsPriceValue()
-  stt_per_minute?: PriceValueDto;
+  stt_per_minute!: PriceValueDto;
 
-  @ApiPropertyOptional({ ...PRICE_SCHEMA, example: {} })
-  @IsOptional()
+  @ApiProperty({ ...PRICE_SCHEMA, example: {} })
   @IsPriceValue()
-  tts_per_million_characters?: PriceValueDto;
+  tts_per_million_characters!: PriceValueDto;
 
-  @ApiPropertyOptional({ ...PRICE_SCHEMA, example: {} })
-  @IsOptional()
+  @ApiProperty({ ...PRICE_SCHEMA, example: {} })
   @IsPriceValue()
-  video_per_second?: PriceValueDto;
+  video_per_second!: PriceValueDto;
 
-  @ApiPropertyOptional({ ...PRICE_SCHEMA, example: {} })
-  @IsOptional()
+  @ApiProperty({ ...PRICE_SCHEMA, example: {} })
   @IsPriceValue()
-  per_request?: PriceValueDto;
+  per_request!: PriceValueDto;
 
-  @ApiPropertyOptional({ type: [PricingTierDto] })
-  @IsOptional()
+  @ApiProperty({ type: [PricingTierDto] })
   @NestedObjectArray(() => PricingTierDto)
-  tiers?: PricingTierDto[];
+  tiers!: PricingTierDto[];
 
-  @ApiPropertyOptional({ example: 'duration', description: 'The request parameter that counts the priced units' })
-  @IsOptional()
+  @ApiProperty({
+    example: 'duration',
+    description:
+      'What one priced unit counts: a numeric request parameter whose value is the number of units (`duration` seconds, `n` images) or `request` ' +
+      '(one unit per request) for image and video models and operations; `tokens` for chat and embedding models, `duration` (seconds of audio) ' +
+      'for transcription models, `characters` for text to speech',
+  })
   @IsString()
-  unitParam?: string;
+  @IsNotEmpty()
+  unitParam!: string;
 }
 
 export class ArchitectureDto {
@@ -144,28 +137,30 @@ export class ArchitectureDto {
   instruct_type!: string;
 }
 
+/** A provider's defaults for the sampling parameters; null where it has none (a model that does not sample). */
 export class DefaultParametersDto {
-  @ApiPropertyOptional({ type: Number, nullable: true, example: 1 })
-  @IsOptional()
-  temperature?: number | null;
+  @ApiProperty({ type: Number, nullable: true, example: 1 })
+  @IsNumberOrNull()
+  temperature!: number | null;
 
-  @ApiPropertyOptional({ type: Number, nullable: true, example: 1 })
-  @IsOptional()
-  top_p?: number | null;
+  @ApiProperty({ type: Number, nullable: true, example: 1 })
+  @IsNumberOrNull()
+  top_p!: number | null;
 
-  @ApiPropertyOptional({ type: Number, nullable: true, example: 0 })
-  @IsOptional()
-  frequency_penalty?: number | null;
+  @ApiProperty({ type: Number, nullable: true, example: 0 })
+  @IsNumberOrNull()
+  frequency_penalty!: number | null;
 }
 
+/** The most one request may send and ask for at a provider; null where that limit does not apply. */
 export class PerRequestLimitsDto {
-  @ApiPropertyOptional({ type: Number, nullable: true, example: 128000 })
-  @IsOptional()
-  prompt_tokens?: number | null;
+  @ApiProperty({ type: Number, nullable: true, example: 128000 })
+  @IsCountOrNull()
+  prompt_tokens!: number | null;
 
-  @ApiPropertyOptional({ type: Number, nullable: true, example: 16384 })
-  @IsOptional()
-  completion_tokens?: number | null;
+  @ApiProperty({ type: Number, nullable: true, example: 16384 })
+  @IsCountOrNull()
+  completion_tokens!: number | null;
 }
 
 /** How a request parameter of a model is described; a catalogue maps parameter names to these. */
@@ -211,15 +206,11 @@ export class ProviderDescriptorDto {
   pricing!: PricingDto;
 
   @ApiProperty({ type: Number, nullable: true, example: 128000 })
-  @IsOptional()
-  @IsInt()
-  @Min(1)
+  @IsCountOrNull()
   context_length!: number | null;
 
   @ApiProperty({ type: Number, nullable: true, example: 16384 })
-  @IsOptional()
-  @IsInt()
-  @Min(1)
+  @IsCountOrNull()
   max_completion_tokens!: number | null;
 
   @ApiProperty({ type: [String], example: ['temperature', 'top_p', 'max_tokens', 'tools', 'response_format'] })
@@ -231,15 +222,13 @@ export class ProviderDescriptorDto {
   @NestedObject(() => DefaultParametersDto)
   default_parameters!: DefaultParametersDto;
 
-  @ApiProperty({ type: PerRequestLimitsDto, nullable: true })
-  @IsOptional()
+  @ApiProperty({ type: PerRequestLimitsDto })
   @NestedObject(() => PerRequestLimitsDto)
-  per_request_limits!: PerRequestLimitsDto | null;
+  per_request_limits!: PerRequestLimitsDto;
 
-  @ApiPropertyOptional({ ...PARAMETERS_SCHEMA, example: {} })
-  @IsOptional()
+  @ApiProperty({ ...PARAMETERS_SCHEMA, example: {}, description: "The provider's own parameter descriptors; {} when it has none" })
   @IsParameterDescriptors()
-  parameters?: Record<string, ParameterDescriptorDto>;
+  parameters!: Record<string, ParameterDescriptorDto>;
 }
 
 /** An element of `providers`: a descriptor plus the provider's name. */

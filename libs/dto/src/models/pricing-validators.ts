@@ -18,6 +18,33 @@ export function IsPriceValue(options?: ValidationOptions) {
     });
 }
 
+/**
+ * Written, and either a positive integer or null where the limit does not apply: a catalogue says
+ * so explicitly rather than leaving a limit out.
+ */
+export function IsCountOrNull(options?: ValidationOptions) {
+  return (target: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isCountOrNull',
+      target: target.constructor,
+      propertyName,
+      options: { message: `${propertyName} must be a positive integer or null`, ...options },
+      validator: { validate: (value: unknown) => value === null || (Number.isInteger(value) && (value as number) >= 1) },
+    });
+}
+
+/** Written, and either a finite number or null where there is no such value. */
+export function IsNumberOrNull(options?: ValidationOptions) {
+  return (target: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isNumberOrNull',
+      target: target.constructor,
+      propertyName,
+      options: { message: `${propertyName} must be a number or null`, ...options },
+      validator: { validate: (value: unknown) => value === null || (typeof value === 'number' && Number.isFinite(value)) },
+    });
+}
+
 export function isDecimalString(value: unknown): value is string {
   return typeof value === 'string' && DECIMAL.test(value);
 }
