@@ -22,6 +22,9 @@ const moduleNameMapper = Object.fromEntries(
 module.exports = {
   ...nxPreset,
   testEnvironment: 'node',
+  // Integration specs start NATS, migrate a database and hash passwords; on a loaded two-core CI
+  // machine that outgrows Jest's 5 s default without anything being wrong.
+  testTimeout: 30_000,
   moduleNameMapper,
   testMatch: ['**/?(*.)+(spec|int-spec|e2e-spec).ts'],
   transform: { '^.+\\.(ts|mts|cts)$': swcTs, '^.+\\.(js|mjs|cjs)$': swcJs },

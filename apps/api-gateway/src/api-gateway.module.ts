@@ -58,7 +58,6 @@ export async function createApiGatewayApp(options: ApiGatewayOptions, logger: Lo
   app.setGlobalPrefix('api');
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new HttpErrorFilter());
-  app.enableShutdownHooks();
   app.connectMicroservice(serviceTransport(options.transport, null), { inheritAppConfig: true });
   const document = SwaggerModule.createDocument(
     app,

@@ -11,6 +11,7 @@ async function main(): Promise<void> {
     { env, transport: { kind: 'nats', servers: env.NATS_URL, rpcTimeoutMs: env.RPC_TIMEOUT_MS } },
     logger,
   );
+  app.enableShutdownHooks();
   await app.listen(env.PORT, env.HOST);
   logger.log(`Gateway listening on http://${env.HOST}:${env.PORT}/api (Swagger UI at /api/docs)`);
 }

@@ -7,6 +7,10 @@ import { ApiGatewayEnv, createApiGatewayApp } from '../src/api-gateway.module';
 const ADMIN_TOKEN = 'admin-token-of-the-request-parsing-spec';
 const silent = { log: () => undefined, error: () => undefined, warn: () => undefined };
 
+interface ErrorBody {
+  error: { message: string; type: string; code: string; param: string | null };
+}
+
 describe('request parsing at the HTTP edge', () => {
   let gateway: INestApplication;
   let origin: string;
@@ -24,7 +28,7 @@ describe('request parsing at the HTTP edge', () => {
     const headers: Record<string, string> = { authorization: `Bearer ${ADMIN_TOKEN}` };
     if (contentType) headers['content-type'] = contentType;
     const response = await fetch(`${origin}${path}`, { method: 'POST', headers, body });
-    return { status: response.status, type: response.headers.get('content-type'), body: await response.json() };
+    return { status: response.status, type: response.headers.get('content-type'), body: (await response.json()) as ErrorBody };
   }
 
   it('refuses a body nested deeper than 128 levels with a 400, not a stack overflow', async () => {
@@ -44,13 +48,13 @@ describe('request parsing at the HTTP edge', () => {
   it('names a query parameter that holds a NUL character', async () => {
     const response = await fetch(`${origin}/api/v1/models?type=chat%00`);
     expect(response.status).toBe(400);
-    expect((await response.json()).error.param).toBe('type');
+    expect(((await response.json()) as ErrorBody).error.param).toBe('type');
   });
 
   it('answers 404 for an id with a NUL character in the path', async () => {
     const response = await fetch(`${origin}/api/v1/history/generations/gen-%00`, { headers: { authorization: 'Bearer x' } });
     expect(response.status).toBe(404);
-    expect((await response.json()).error.code).toBe('not_found');
+    expect(((await response.json()) as ErrorBody).error.code).toBe('not_found');
   });
 
   it('refuses a reserved key name anywhere in the body instead of crashing the transformer', async () => {
@@ -78,7 +82,7 @@ describe('request parsing at the HTTP edge', () => {
       const response = await fetch(`${origin}${path}`, { method: 'POST' });
       expect(response.status).toBe(404);
       expect(response.headers.get('content-type')).toContain('application/json');
-      expect((await response.json()).error.code).toBe('not_found');
+      expect(((await response.json()) as ErrorBody).error.code).toBe('not_found');
     }
   });
 });

@@ -160,9 +160,19 @@ describe('POST /v1/audio/transcriptions against the embedded gateway', () => {
       form.append('file', new Blob([big]), 'big.wav');
       const uploaded = await upload(form);
       expect(uploaded.status).toBe(413);
-      expect(JSON.parse(uploaded.body).error.code).toBe('payload_too_large');
+      expect(JSON.parse(uploaded.body).error).toMatchObject({ code: 'payload_too_large', param: 'file' });
       const json = await http('POST', `${api}/v1/audio/transcriptions`, { token: apiKey, body: { file: `data:audio/wav;base64,${big.toString('base64')}` } });
       expect(json.status).toBe(413);
+      expect(json.body.error).toMatchObject({ code: 'payload_too_large', param: 'file' });
+    });
+
+    it('refuses two files with a 400 naming file', async () => {
+      const form = new FormData();
+      form.append('file', new Blob([tone]), 'one.wav');
+      form.append('file', new Blob([tone]), 'two.wav');
+      const response = await upload(form);
+      expect(response.status).toBe(400);
+      expect(JSON.parse(response.body).error).toMatchObject({ code: 'invalid_request', param: 'file' });
     });
 
     it.each([

@@ -7,6 +7,7 @@ async function main(): Promise<void> {
   const env = loadEnv(MockUpstreamEnv, process.env);
   const logger = createLogger('mock-upstream', env.LOG_FORMAT, env.LOG_LEVEL);
   const app = await createMockUpstreamApp(logger);
+  app.enableShutdownHooks();
   await app.listen(env.PORT, env.HOST);
   logger.log(`mock-upstream listening on http://${env.HOST}:${env.PORT}`);
 }

@@ -18,6 +18,5 @@ export class MockUpstreamModule {}
 export async function createMockUpstreamApp(logger: LoggerService): Promise<INestApplication> {
   const app = await NestFactory.create<NestExpressApplication>(MockUpstreamModule, { logger, bodyParser: false });
   app.useBodyParser('json', { limit: '32mb' });
-  app.enableShutdownHooks();
   return app;
 }

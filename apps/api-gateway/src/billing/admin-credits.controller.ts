@@ -3,11 +3,12 @@ import {
   ApiBadRequestResponse,
   ApiConflictResponse,
   ApiHeader,
+  ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
-import { BalanceResponse, BillingContracts } from '@gw/contracts';
+import { AuthContracts, BalanceResponse, BillingContracts } from '@gw/contracts';
 import { AddCreditsDto, BalanceDto, ErrorEnvelopeDto, OrganizationCreditsParamsDto } from '@gw/dto';
 import { RpcClient } from '@gw/platform';
 import { AdminOnly } from '../security/admin-token.guard';
@@ -32,15 +33,18 @@ export class AdminCreditsController {
   })
   @ApiOkResponse({ type: BalanceDto })
   @ApiBadRequestResponse({ description: 'Invalid amount or organization id', type: ErrorEnvelopeDto })
+  @ApiNotFoundResponse({ description: 'No organization has this id', type: ErrorEnvelopeDto })
   @ApiConflictResponse({
     description: 'The Idempotency-Key was used for a different amount',
     type: ErrorEnvelopeDto,
   })
-  addCredits(
+  async addCredits(
     @Param() params: OrganizationCreditsParamsDto,
     @Body() body: AddCreditsDto,
     @Headers('idempotency-key') idempotencyKey: string | undefined,
   ): Promise<BalanceResponse> {
+    // Billing opens an account for any id; only auth knows which organizations exist.
+    await this.rpc.request(AuthContracts.adminGetOrganization, { organizationId: params.orgId });
     return this.rpc.request(BillingContracts.addCredits, {
       organizationId: params.orgId,
       amount: body.amount,

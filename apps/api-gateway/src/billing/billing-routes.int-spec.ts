@@ -1,6 +1,7 @@
 import { INestApplication, INestMicroservice } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { AUTH_QUEUE, AuthEnv, AuthModule } from '@gw/app-auth';
 import { BILLING_QUEUE, BillingEnv, BillingModule } from '@gw/app-billing';
 import {
   ApiKeyPrincipal,
@@ -19,6 +20,7 @@ import {
 } from '@gw/platform';
 import { createTestDatabase, expectEventually, startTestNats, TestDatabase, TestNats } from '@gw/testing';
 import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
 import { ApiGatewayEnv, ApiGatewayModule } from '../api-gateway.module';
 import { CredentialResolver } from '../security/credential-resolver';
 
@@ -47,6 +49,7 @@ describe('gateway billing routes over HTTP, NATS and the billing service', () =>
   let db: TestDatabase;
   let nats: TestNats;
   let billing: INestMicroservice;
+  let auth: INestMicroservice;
   let gateway: INestApplication;
   let publisher: JetStreamDurableEvents;
   let baseUrl: string;
@@ -91,6 +94,13 @@ describe('gateway billing routes over HTTP, NATS and the billing service', () =>
       BILLING_QUEUE,
       quiet,
     );
+    // Auth knows which organizations exist; credits are refused for any other id.
+    const authEnv = Object.assign(new AuthEnv(), { DATABASE_URL: db.url, JWT_SECRET: 'billing-routes-spec-jwt-secret' });
+    auth = await startService(AuthModule.register({ env: authEnv, transport }), transport, AUTH_QUEUE, quiet);
+    const sql = new Client({ connectionString: db.url });
+    await sql.connect();
+    await sql.query(`INSERT INTO "auth"."organizations" ("id", "name") VALUES ($1, 'billing routes')`, [org]);
+    await sql.end();
     const gatewayEnv = Object.assign(new ApiGatewayEnv(), {
       NATS_URL: nats.url,
       JWT_SECRET: 'billing-routes-spec-jwt-secret',
@@ -115,6 +125,7 @@ describe('gateway billing routes over HTTP, NATS and the billing service', () =>
     await publisher?.onApplicationShutdown();
     await gateway?.close();
     await billing?.close();
+    await auth?.close();
     await db?.drop();
     await nats?.stop();
   });
@@ -157,6 +168,18 @@ describe('gateway billing routes over HTTP, NATS and the billing service', () =>
       (await call('POST', '/admin/organizations/not-a-uuid/credits', ADMIN_TOKEN, { amount: '1' })).body.error
         .param,
     ).toBe('orgId');
+  });
+
+  it('answers 404 for credits to an organization that does not exist, and opens no account for it', async () => {
+    const stranger = randomUUID();
+    const reply = await call('POST', `/admin/organizations/${stranger}/credits`, ADMIN_TOKEN, { amount: '5.00' });
+    expect(reply.status).toBe(404);
+    expect(reply.body.error).toMatchObject({ code: 'not_found', param: 'orgId' });
+    const sql = new Client({ connectionString: db.url });
+    await sql.connect();
+    const accounts = await sql.query(`SELECT 1 FROM "billing"."accounts" WHERE "organization_id" = $1`, [stranger]);
+    await sql.end();
+    expect(accounts.rowCount).toBe(0);
   });
 
   it('answers 409 when an Idempotency-Key is reused for another amount', async () => {

@@ -1,8 +1,20 @@
-import { Controller, Get, Query } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, Query, ValidationPipe } from '@nestjs/common';
+import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { InferenceContracts, ModelList } from '@gw/contracts';
-import { ErrorEnvelopeDto, ModelListDto, ModelListQueryDto } from '@gw/dto';
-import { RpcClient } from '@gw/platform';
+import { ErrorEnvelopeDto, MODEL_ENDPOINTS, MODEL_TYPES, ModelListDto, ModelListQueryDto } from '@gw/dto';
+import { RpcClient, validationErrorToDomainError } from '@gw/platform';
+
+/**
+ * The public catalogue ignores query parameters it does not know (cache busters, the paging other
+ * catalogues take), as OpenAI's and OpenRouter's do; the ones it knows are still validated. The
+ * parameter is typed loosely so the strict global pipe leaves it to this one.
+ */
+const KNOWN_PARAMETERS_ONLY = new ValidationPipe({
+  whitelist: true,
+  transform: true,
+  expectedType: ModelListQueryDto,
+  exceptionFactory: validationErrorToDomainError,
+});
 
 @ApiTags('models')
 @Controller('v1/models')
@@ -13,11 +25,14 @@ export class ModelsController {
   @Get()
   @ApiOperation({
     summary: 'List the model catalogue',
-    description: 'Needs no credentials. `type` and `endpoint` filter the list; together, a model must match both.',
+    description: 'Needs no credentials. `type` and `endpoint` filter the list; together, a model must match both. Other query parameters are ignored.',
   })
+  @ApiQuery({ name: 'type', required: false, enum: MODEL_TYPES, description: 'Only models of this type' })
+  @ApiQuery({ name: 'endpoint', required: false, enum: MODEL_ENDPOINTS, description: 'Only models served on this endpoint path' })
   @ApiOkResponse({ type: ModelListDto })
   @ApiBadRequestResponse({ description: 'An unknown type or endpoint', type: ErrorEnvelopeDto })
-  list(@Query() query: ModelListQueryDto): Promise<ModelList> {
-    return this.rpc.request(InferenceContracts.listModels, { ...query });
+  list(@Query(KNOWN_PARAMETERS_ONLY) query: Record<string, unknown>): Promise<ModelList> {
+    const { type, endpoint } = query as ModelListQueryDto;
+    return this.rpc.request(InferenceContracts.listModels, { type, endpoint });
   }
 }

@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Post, Res, UploadedFile, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post, Res, UploadedFile, UseFilters, UseInterceptors } from '@nestjs/common';
 import { FileInterceptor } from '@nestjs/platform-express';
 import {
   ApiBody,
@@ -16,6 +16,7 @@ import { RpcClient } from '@gw/platform';
 import type { Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import { Authenticated, CurrentPrincipal } from '../security/authenticated.decorator';
+import { AudioUploadErrorsFilter } from './audio-upload-errors.filter';
 import { TranscriptionInputService, UploadedAudio } from './transcription-input.service';
 import { ApiPaidGenerationErrors } from '../docs/paid-generation-errors.decorator';
 
@@ -37,6 +38,7 @@ export class TranscriptionsController {
   @HttpCode(200)
   @Authenticated()
   // The guard runs before this interceptor, so nothing is uploaded without credentials.
+  @UseFilters(AudioUploadErrorsFilter)
   @UseInterceptors(FileInterceptor('file', { limits: { fileSize: MAX_AUDIO_BYTES, fieldSize: MAX_FIELD_BYTES, files: 1 } }))
   @ApiOperation({
     summary: 'Transcribe audio',

@@ -2,7 +2,7 @@ import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { AuthContracts, Membership, Organization } from '@gw/contracts';
 import { CreateOrganizationDto } from '@gw/dto';
-import { SetMembershipMessage } from './organization.messages';
+import { GetOrganizationMessage, SetMembershipMessage } from './organization.messages';
 import { OrganizationService } from './organization.service';
 
 @Controller()
@@ -12,6 +12,11 @@ export class OrganizationHandler {
   @MessagePattern(AuthContracts.adminCreateOrganization.subject)
   create(@Payload() request: CreateOrganizationDto): Promise<Organization> {
     return this.organizations.create(request);
+  }
+
+  @MessagePattern(AuthContracts.adminGetOrganization.subject)
+  get(@Payload() request: GetOrganizationMessage): Promise<Organization> {
+    return this.organizations.get(request.organizationId);
   }
 
   @MessagePattern(AuthContracts.adminSetMembership.subject)

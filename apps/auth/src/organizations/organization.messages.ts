@@ -1,4 +1,4 @@
-import type { SetMembershipRequest } from '@gw/contracts';
+import type { GetOrganizationRequest, SetMembershipRequest } from '@gw/contracts';
 import { SetMembershipDto } from '@gw/dto';
 import { IsUUID } from 'class-validator';
 
@@ -9,4 +9,9 @@ export class SetMembershipMessage extends SetMembershipDto implements SetMembers
 
   @IsUUID()
   userId!: string;
+}
+
+export class GetOrganizationMessage implements GetOrganizationRequest {
+  @IsUUID()
+  organizationId!: string;
 }

@@ -16,6 +16,10 @@ export class OrganizationRepository {
     return this.organizations.save(this.organizations.create({ name }));
   }
 
+  findById(organizationId: string): Promise<OrganizationEntity | null> {
+    return this.organizations.findOne({ where: { id: organizationId } });
+  }
+
   exists(organizationId: string): Promise<boolean> {
     return this.organizations.exists({ where: { id: organizationId } });
   }

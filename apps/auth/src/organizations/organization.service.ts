@@ -34,9 +34,17 @@ export class OrganizationService {
     return { organizationId: membership.organizationId, userId: membership.userId, role: membership.role };
   }
 
-  async requireOrganization(organizationId: string): Promise<void> {
-    if (!(await this.organizations.exists(organizationId))) {
-      throw new DomainError('not_found', `Organization ${organizationId} not found`, 'orgId');
-    }
+  async get(organizationId: string): Promise<Organization> {
+    const organization = await this.organizations.findById(organizationId);
+    if (!organization) throw organizationNotFound(organizationId);
+    return { id: organization.id, name: organization.name };
   }
+
+  async requireOrganization(organizationId: string): Promise<void> {
+    if (!(await this.organizations.exists(organizationId))) throw organizationNotFound(organizationId);
+  }
+}
+
+function organizationNotFound(organizationId: string): DomainError {
+  return new DomainError('not_found', `Organization ${organizationId} not found`, 'orgId');
 }

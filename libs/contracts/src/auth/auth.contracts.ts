@@ -35,6 +35,10 @@ export interface Organization {
   name: string;
 }
 
+export interface GetOrganizationRequest {
+  organizationId: string;
+}
+
 export interface SetMembershipRequest {
   organizationId: string;
   userId: string;
@@ -134,6 +138,8 @@ export const AuthContracts = {
   login: rpc<LoginRequest, AccessToken>('auth.v1.login'),
   adminCreateUser: rpc<CreateUserRequest, AuthUser>('auth.v1.admin.create-user'),
   adminCreateOrganization: rpc<CreateOrganizationRequest, Organization>('auth.v1.admin.create-organization'),
+  /** not_found (param `orgId`) for an organization that does not exist. */
+  adminGetOrganization: rpc<GetOrganizationRequest, Organization>('auth.v1.admin.get-organization'),
   adminSetMembership: rpc<SetMembershipRequest, Membership>('auth.v1.admin.set-membership'),
   adminCreateApiKey: rpc<AdminCreateApiKeyRequest, CreatedApiKey>('auth.v1.admin.create-api-key'),
   consoleListApiKeys: rpc<ConsoleListApiKeysRequest, ApiKeyList>('auth.v1.console.list-api-keys'),

@@ -28,7 +28,8 @@ export function runServiceMain<Env extends ServiceEnv>(options: ServiceMainOptio
     let ready = false;
     if (env.HEALTH_PORT > 0) await startHealthServer(env.HEALTH_PORT, () => ready);
     const transport: TransportOptions = { kind: 'nats', servers: env.NATS_URL, rpcTimeoutMs: env.RPC_TIMEOUT_MS };
-    await startService(options.module({ env, transport }), transport, options.name, logger);
+    const service = await startService(options.module({ env, transport }), transport, options.name, logger);
+    service.enableShutdownHooks();
     ready = true;
     logger.log(`${options.name} serving on NATS ${env.NATS_URL} (queue ${options.name})`);
   };

@@ -12,7 +12,10 @@ export function serviceTransport(transport: TransportOptions, queue: string | nu
   return { transport: Transport.NATS, options: { servers: [transport.servers], ...(queue ? { queue } : {}) } };
 }
 
-/** Starts a NATS-only service with the shared error filter and validation pipe. */
+/**
+ * Starts a NATS-only service with the shared error filter and validation pipe. Signal handling is
+ * left to the process: a service's own main enables it, the embedded host closes its apps in order.
+ */
 export async function startService(
   module: DynamicModule,
   transport: TransportOptions,
@@ -25,7 +28,6 @@ export async function startService(
   });
   app.useGlobalFilters(new RpcErrorFilter());
   app.useGlobalPipes(createValidationPipe());
-  app.enableShutdownHooks();
   await app.listen();
   return app;
 }
