@@ -95,8 +95,8 @@ export interface CataloguePricing {
   tts_per_million_characters?: CataloguePrice;
   video_per_second?: CataloguePrice;
   per_request?: CataloguePrice;
-  tiers?: Array<{ conditions: string[]; cost_rub: string }>;
-  unitParam?: string;
+  tiers: Array<{ conditions: string[]; cost_rub: string }>;
+  unitParam: string;
 }
 
 export interface ParameterDescriptor {
@@ -115,9 +115,9 @@ export interface ProviderDescriptor {
   context_length: number | null;
   max_completion_tokens: number | null;
   supported_parameters: string[];
-  default_parameters: { temperature?: number | null; top_p?: number | null; frequency_penalty?: number | null };
-  per_request_limits: { prompt_tokens?: number | null; completion_tokens?: number | null } | null;
-  parameters?: Record<string, ParameterDescriptor>;
+  default_parameters: { temperature: number | null; top_p: number | null; frequency_penalty: number | null };
+  per_request_limits: { prompt_tokens: number | null; completion_tokens: number | null };
+  parameters: Record<string, ParameterDescriptor>;
 }
 
 /** The "Model catalogue entry" of the interface, as `GET /v1/models` lists it (no routing data). */
