@@ -16,8 +16,14 @@ describe('request parsing at the HTTP edge', () => {
   let origin: string;
 
   beforeAll(async () => {
-    const env = Object.assign(new ApiGatewayEnv(), { JWT_SECRET: 'request-parsing-spec-secret-42', ADMIN_TOKEN });
-    gateway = await createApiGatewayApp({ env, transport: { kind: 'in-process', bus: new InProcessBus(), rpcTimeoutMs: 500 } }, silent);
+    const env = Object.assign(new ApiGatewayEnv(), {
+      JWT_SECRET: 'request-parsing-spec-secret-42',
+      ADMIN_TOKEN,
+    });
+    gateway = await createApiGatewayApp(
+      { env, transport: { kind: 'in-process', bus: new InProcessBus(), rpcTimeoutMs: 500 } },
+      silent,
+    );
     await gateway.listen(0, '127.0.0.1');
     origin = `http://127.0.0.1:${(gateway.getHttpServer().address() as { port: number }).port}`;
   });
@@ -28,7 +34,11 @@ describe('request parsing at the HTTP edge', () => {
     const headers: Record<string, string> = { authorization: `Bearer ${ADMIN_TOKEN}` };
     if (contentType) headers['content-type'] = contentType;
     const response = await fetch(`${origin}${path}`, { method: 'POST', headers, body });
-    return { status: response.status, type: response.headers.get('content-type'), body: (await response.json()) as ErrorBody };
+    return {
+      status: response.status,
+      type: response.headers.get('content-type'),
+      body: (await response.json()) as ErrorBody,
+    };
   }
 
   it('refuses a body nested deeper than 128 levels with a 400, not a stack overflow', async () => {
@@ -42,7 +52,11 @@ describe('request parsing at the HTTP edge', () => {
   it('names the field that holds a NUL character', async () => {
     const reply = await post('/api/admin/organizations', JSON.stringify({ name: 'a\u0000b' }));
     expect(reply.status).toBe(400);
-    expect(reply.body.error).toMatchObject({ code: 'invalid_request', param: 'name', message: 'name must not contain NUL characters' });
+    expect(reply.body.error).toMatchObject({
+      code: 'invalid_request',
+      param: 'name',
+      message: 'name must not contain NUL characters',
+    });
   });
 
   it('names a query parameter that holds a NUL character', async () => {
@@ -52,13 +66,18 @@ describe('request parsing at the HTTP edge', () => {
   });
 
   it('answers 404 for an id with a NUL character in the path', async () => {
-    const response = await fetch(`${origin}/api/v1/history/generations/gen-%00`, { headers: { authorization: 'Bearer x' } });
+    const response = await fetch(`${origin}/api/v1/history/generations/gen-%00`, {
+      headers: { authorization: 'Bearer x' },
+    });
     expect(response.status).toBe(404);
     expect(((await response.json()) as ErrorBody).error.code).toBe('not_found');
   });
 
   it('refuses a reserved key name anywhere in the body instead of crashing the transformer', async () => {
-    const reply = await post('/api/admin/organizations', '{"name":"acme","x":{"properties":{"constructor":{"type":"string"}}}}');
+    const reply = await post(
+      '/api/admin/organizations',
+      '{"name":"acme","x":{"properties":{"constructor":{"type":"string"}}}}',
+    );
     expect(reply.status).toBe(400);
     expect(reply.body.error.param).toBe('x.properties.constructor');
   });
@@ -71,10 +90,33 @@ describe('request parsing at the HTTP edge', () => {
     }
   });
 
-  it('answers 415 for a body in a media type it cannot read', async () => {
+  it('answers 415 for a body in a media type it cannot read, multipart included where no route reads it', async () => {
     const reply = await post('/api/admin/organizations', '<name>acme</name>', 'application/xml');
     expect(reply.status).toBe(415);
     expect(reply.body.error).toMatchObject({ code: 'unsupported_media_type', type: 'invalid_request_error' });
+    const form = new FormData();
+    form.append('name', 'acme');
+    const response = await fetch(`${origin}/api/admin/organizations`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      body: form,
+    });
+    expect(response.status).toBe(415);
+  });
+
+  it('says that a body that does not parse is not valid JSON', async () => {
+    const reply = await post('/api/admin/organizations', '{"name": ');
+    expect(reply.status).toBe(400);
+    expect(reply.body.error).toMatchObject({ code: 'invalid_request', message: 'The request body is not valid JSON' });
+  });
+
+  it('refuses a body that is JSON but not an object', async () => {
+    for (const body of ['null', '[1,2]', '5', '"text"']) {
+      const reply = await post('/api/admin/organizations', body);
+      expect(reply.status).toBe(400);
+      expect(reply.body.error.code).toBe('invalid_request');
+      expect(reply.body.error.message).toMatch(/must be a JSON object/);
+    }
   });
 
   it('answers unknown paths outside /api with the JSON envelope, not an HTML page', async () => {

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { AppProcess, startApp } from './support/app-process';
-import { http, sseData } from './support/gateway-http';
+import { http, seedOrganization, sseData } from './support/gateway-http';
 
 const run = promisify(execFile);
 /** What the embedded mode credits the demo organization with on first start. */
@@ -152,6 +152,18 @@ describe('embedded mode (npm start)', () => {
     expect(withKey.body.error.type).toBe('permission_error');
   });
 
+  it('takes a demotion into account at once, although the console token still says admin', async () => {
+    const seeded = await seedOrganization(api, adminToken, '1.00');
+    const login = await http('POST', `${api}/auth/login`, { body: { email: seeded.email, password: seeded.password } });
+    const token = login.body.access_token;
+    expect((await http('GET', `${api}/v1/storage/stats`, { token })).status).toBe(200);
+    const demoted = await http('PUT', `${api}/admin/organizations/${seeded.organizationId}/members/${seeded.userId}`, { token: adminToken, body: { role: 'member' } });
+    expect(demoted.status).toBe(200);
+    const stats = await http('GET', `${api}/v1/storage/stats`, { token });
+    expect(stats.status).toBe(403);
+    expect(stats.body.error.type).toBe('permission_error');
+  });
+
   it('serves Swagger UI and the OpenAPI document with every route', async () => {
     const doc = await http('GET', `${api}/docs-json`);
     expect(doc.status).toBe(200);
@@ -170,6 +182,11 @@ describe('embedded mode (npm start)', () => {
     expect(references.length).toBeGreaterThan(10);
     expect(references.filter((name) => !(name in doc.components.schemas))).toEqual([]);
     expect(Object.keys(doc.components.schemas)).not.toContain('Object');
+    const transcription = doc.paths['/api/v1/audio/transcriptions'].post.responses['200'].content['application/json'].schema;
+    expect(transcription).toEqual({ $ref: '#/components/schemas/TranscriptionResultDto' });
+    expect(Object.keys(doc.components.schemas.TranscriptionResultDto.properties)).toEqual(
+      expect.arrayContaining(['text', 'language', 'duration', 'segments', 'words', 'model', 'usage']),
+    );
     for (const path of ['/api/v1/history/generations', '/api/v1/storage/files']) {
       const parameters = doc.paths[path].get.parameters as { name: string; schema: Record<string, unknown> }[];
       for (const name of ['page', 'limit']) {

@@ -22,7 +22,10 @@ interface StrategyAttempt {
   error(err: unknown): void;
 }
 
-/** API keys: SHA-256 → cache → auth. Console JWTs: the passport-jwt strategy, with no call to auth. */
+/**
+ * API keys: SHA-256 → cache → auth. Console JWTs: the passport-jwt strategy, then the membership as
+ * auth has it now, so a demotion or removal takes effect before the token expires.
+ */
 @Injectable()
 export class GatewayCredentialResolver extends CredentialResolver {
   constructor(
@@ -34,7 +37,16 @@ export class GatewayCredentialResolver extends CredentialResolver {
   }
 
   resolve(token: string): Promise<Principal> {
-    return looksLikeJwt(token) ? this.verifyJwt(token) : this.resolveApiKey(token);
+    return looksLikeJwt(token) ? this.resolveUser(token) : this.resolveApiKey(token);
+  }
+
+  private async resolveUser(token: string): Promise<UserPrincipal> {
+    const claimed = await this.verifyJwt(token);
+    const membership = await this.rpc.request(AuthContracts.currentMembership, {
+      organizationId: claimed.organizationId,
+      userId: claimed.userId,
+    });
+    return { ...claimed, role: membership.role };
   }
 
   private async resolveApiKey(key: string): Promise<ApiKeyPrincipal> {

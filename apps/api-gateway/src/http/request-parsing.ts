@@ -15,6 +15,8 @@ const MAX_JSON_NESTING = 128;
 
 const FORM = 'application/x-www-form-urlencoded';
 const MULTIPART = 'multipart/form-data';
+/** The routes that read multipart bodies themselves; on any other route such a body would be read as empty. */
+const MULTIPART_ROUTES = new Set(['/api/v1/audio/transcriptions']);
 
 function mediaType(request: IncomingMessage): string | null {
   const header = request.headers['content-type'];
@@ -47,7 +49,8 @@ function reply(response: Response, error: DomainError): void {
 /** Refuses a body in a media type the API cannot read, instead of validating an empty body. */
 function rejectUnreadableMediaTypes(request: Request, response: Response, next: NextFunction): void {
   const type = mediaType(request);
-  if (!hasBody(request) || isReadAsJson(type) || type === FORM || type === MULTIPART) return next();
+  if (!hasBody(request) || isReadAsJson(type) || type === FORM) return next();
+  if (type === MULTIPART && MULTIPART_ROUTES.has(request.path)) return next();
   reply(
     response,
     new DomainError('unsupported_media_type', `Content-Type ${type} is not supported; send application/json`),
@@ -61,6 +64,14 @@ function rejectUnreadableMediaTypes(request: Request, response: Response, next: 
 function rejectJsonHazards(request: Request, response: Response, next: NextFunction): void {
   if (safeDecode(request.path).includes('\u0000'))
     return reply(response, new DomainError('not_found', 'Not found'));
+  const body: unknown = request.body;
+  if (
+    hasBody(request) &&
+    isReadAsJson(mediaType(request)) &&
+    (typeof body !== 'object' || body === null || Array.isArray(body))
+  ) {
+    return reply(response, new DomainError('invalid_request', 'The request body must be a JSON object'));
+  }
   const hazard = findJsonHazard(request.query) ?? findJsonHazard(request.body);
   if (!hazard) return next();
   reply(response, new DomainError('invalid_request', hazard.message, hazard.path || null));
@@ -80,6 +91,8 @@ export function configureRequestParsing(app: NestExpressApplication): void {
   app.use(
     json({
       limit: JSON_BODY_LIMIT,
+      // Any JSON value is parsed, so a body that is valid JSON but not an object gets that said of it.
+      strict: false,
       type: (request: IncomingMessage) => isReadAsJson(mediaType(request)),
       // Nest reserves useBodyParser's `verify`, hence express.json itself.
       verify: (_request: IncomingMessage, _response: unknown, body: Buffer) => {

@@ -7,6 +7,7 @@ import { validationErrorToDomainError } from '@gw/platform';
 import { API_GATEWAY_ENV, ApiGatewayEnv } from '../api-gateway.env';
 import { parseAllowHosts } from './address-policy';
 import { AudioUrlFetcher } from './audio-url-fetcher';
+import { findJsonHazard } from '../http/json-hazards';
 import { formFieldsToParams } from './form-fields';
 
 /** A multipart upload as multer hands it over. */
@@ -31,6 +32,9 @@ export class TranscriptionInputService implements OnModuleDestroy {
   }
 
   async build(principal: Principal, fields: Record<string, unknown>, upload: UploadedAudio | undefined, generationId: string): Promise<TranscriptionRequest> {
+    // Multipart fields skip the JSON body checks of the edge, so the same hazards are refused here.
+    const hazard = findJsonHazard(fields ?? {});
+    if (hazard) throw new DomainError('invalid_request', hazard.message, hazard.path || null);
     const { file, ...rest } = fields ?? {};
     const params = plainToInstance(TranscriptionParamsDto, formFieldsToParams(rest));
     const errors = validateSync(params, { whitelist: true, forbidNonWhitelisted: true });
@@ -46,7 +50,8 @@ export class TranscriptionInputService implements OnModuleDestroy {
   }
 
   private async audioOf(file: unknown): Promise<{ bytes: Buffer; filename: string }> {
-    if (typeof file !== 'string' || file === '') throw new DomainError('invalid_request', 'file is required: an upload, a base64 data URL or an http(s) URL', 'file');
+    if (file === undefined || file === null || file === '') throw new DomainError('invalid_request', 'file is required: an upload, a base64 data URL or an http(s) URL', 'file');
+    if (typeof file !== 'string') throw new DomainError('invalid_request', 'file must be a string: a base64 data URL or an http(s) URL', 'file');
     const dataUrl = DATA_URL.exec(file);
     if (dataUrl) return { bytes: decodeBase64(file.slice(dataUrl[0].length)), filename: 'audio' };
     if (file.startsWith('data:')) throw new DomainError('invalid_request', 'A data URL file must be base64-encoded', 'file');

@@ -11,7 +11,7 @@ import {
   getSchemaPath,
 } from '@nestjs/swagger';
 import { Principal, TranscriptionContracts } from '@gw/contracts';
-import { ErrorEnvelopeDto, MAX_AUDIO_BYTES, TranscriptionJsonRequestDto, TranscriptionParamsDto } from '@gw/dto';
+import { ErrorEnvelopeDto, MAX_AUDIO_BYTES, TranscriptionJsonRequestDto, TranscriptionParamsDto, TranscriptionResultDto } from '@gw/dto';
 import { RpcClient } from '@gw/platform';
 import type { Response } from 'express';
 import { randomUUID } from 'node:crypto';
@@ -26,7 +26,7 @@ const TRANSCRIPTION_RPC_TIMEOUT_MS = 600_000;
 const MAX_FIELD_BYTES = 8 * 1024 * 1024;
 
 @ApiTags('audio')
-@ApiExtraModels(TranscriptionJsonRequestDto, TranscriptionParamsDto)
+@ApiExtraModels(TranscriptionJsonRequestDto, TranscriptionParamsDto, TranscriptionResultDto)
 @Controller()
 export class TranscriptionsController {
   constructor(
@@ -57,7 +57,7 @@ export class TranscriptionsController {
   @ApiOkResponse({
     description: 'The transcription in the requested response_format',
     content: {
-      'application/json': { schema: { type: 'object', properties: { text: { type: 'string' }, usage: { type: 'object' } } } },
+      'application/json': { schema: { $ref: getSchemaPath(TranscriptionResultDto) } },
       'text/plain': { schema: { type: 'string' } },
       'application/x-subrip': { schema: { type: 'string' } },
       'text/vtt': { schema: { type: 'string' } },

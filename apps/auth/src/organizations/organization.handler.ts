@@ -2,7 +2,7 @@ import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { AuthContracts, Membership, Organization } from '@gw/contracts';
 import { CreateOrganizationDto } from '@gw/dto';
-import { GetOrganizationMessage, SetMembershipMessage } from './organization.messages';
+import { CurrentMembershipMessage, GetOrganizationMessage, SetMembershipMessage } from './organization.messages';
 import { OrganizationService } from './organization.service';
 
 @Controller()
@@ -17,6 +17,11 @@ export class OrganizationHandler {
   @MessagePattern(AuthContracts.adminGetOrganization.subject)
   get(@Payload() request: GetOrganizationMessage): Promise<Organization> {
     return this.organizations.get(request.organizationId);
+  }
+
+  @MessagePattern(AuthContracts.currentMembership.subject)
+  currentMembership(@Payload() request: CurrentMembershipMessage): Promise<Membership> {
+    return this.organizations.currentMembership(request.organizationId, request.userId);
   }
 
   @MessagePattern(AuthContracts.adminSetMembership.subject)

@@ -1,4 +1,4 @@
-import type { GetOrganizationRequest, SetMembershipRequest } from '@gw/contracts';
+import type { CurrentMembershipRequest, GetOrganizationRequest, SetMembershipRequest } from '@gw/contracts';
 import { SetMembershipDto } from '@gw/dto';
 import { IsUUID } from 'class-validator';
 
@@ -14,4 +14,12 @@ export class SetMembershipMessage extends SetMembershipDto implements SetMembers
 export class GetOrganizationMessage implements GetOrganizationRequest {
   @IsUUID()
   organizationId!: string;
+}
+
+export class CurrentMembershipMessage implements CurrentMembershipRequest {
+  @IsUUID()
+  organizationId!: string;
+
+  @IsUUID()
+  userId!: string;
 }

@@ -40,6 +40,12 @@ export class OrganizationService {
     return { id: organization.id, name: organization.name };
   }
 
+  async currentMembership(organizationId: string, userId: string): Promise<Membership> {
+    const membership = await this.organizations.findMembership(organizationId, userId);
+    if (!membership) throw new DomainError('forbidden', 'You are not a member of this organization');
+    return { organizationId, userId, role: membership.role };
+  }
+
   async requireOrganization(organizationId: string): Promise<void> {
     if (!(await this.organizations.exists(organizationId))) throw organizationNotFound(organizationId);
   }

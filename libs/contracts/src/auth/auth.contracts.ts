@@ -39,6 +39,11 @@ export interface GetOrganizationRequest {
   organizationId: string;
 }
 
+export interface CurrentMembershipRequest {
+  organizationId: string;
+  userId: string;
+}
+
 export interface SetMembershipRequest {
   organizationId: string;
   userId: string;
@@ -136,6 +141,8 @@ export interface Success {
 export const AuthContracts = {
   resolveApiKey: rpc<ResolveApiKeyRequest, ApiKeyPrincipal>('auth.v1.resolve-api-key'),
   login: rpc<LoginRequest, AccessToken>('auth.v1.login'),
+  /** The membership as it is now (a console JWT carries the role it had at login); forbidden when there is none. */
+  currentMembership: rpc<CurrentMembershipRequest, Membership>('auth.v1.current-membership'),
   adminCreateUser: rpc<CreateUserRequest, AuthUser>('auth.v1.admin.create-user'),
   adminCreateOrganization: rpc<CreateOrganizationRequest, Organization>('auth.v1.admin.create-organization'),
   /** not_found (param `orgId`) for an organization that does not exist. */

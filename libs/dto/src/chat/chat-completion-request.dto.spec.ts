@@ -71,7 +71,7 @@ describe('ChatCompletionRequestDto', () => {
     ['json_schema without its object', { ...base, response_format: { type: 'json_schema' } }, { param: 'response_format.json_schema' }],
     ['a tool that is not a function', { ...base, tools: [{ type: 'retrieval', function: { name: 'x' } }] }, { param: 'tools[0].type' }],
     ['a tool without its function', { ...base, tools: [{ type: 'function' }] }, { param: 'tools[0].function', message: 'tools[0].function is required' }],
-    ['a function without a name', { ...base, tools: [{ type: 'function', function: {} }] }, { param: 'tools[0].function.name', message: 'tools[0].function.name must be a string' }],
+    ['a function without a name', { ...base, tools: [{ type: 'function', function: {} }] }, { param: 'tools[0].function.name', message: 'tools[0].function.name is required' }],
     ['a function name with spaces', { ...base, tools: [{ type: 'function', function: { name: 'get weather' } }] }, { param: 'tools[0].function.name' }],
     ['an unknown tool_choice string', { ...base, tools: [tool], tool_choice: 'sometimes' }, { param: 'tool_choice' }],
     ['a tool_choice naming an undeclared tool', { ...base, tools: [tool], tool_choice: { type: 'function', function: { name: 'other' } } }, { param: 'tool_choice', message: 'tool_choice names the function other, which is not declared in tools' }],
@@ -147,7 +147,7 @@ describe('ChatCompletionRequestDto', () => {
 
   describe('the most basic fault of a field', () => {
     it.each<[string, Record<string, unknown>, ValidationProblem]>([
-      ['an empty body names the missing model', {}, { param: 'model', message: 'model should not be empty' }],
+      ['an empty body names the missing model', {}, { param: 'model', message: 'model is required' }],
       ['a number for model', { model: 7, prompt: 'hi' }, { param: 'model', message: 'model must be a string' }],
       ['a string temperature', { ...base, temperature: '1' }, { param: 'temperature', message: 'temperature must be a number conforming to the specified constraints' }],
       ['a string max_tokens', { ...base, max_tokens: '5' }, { param: 'max_tokens', message: 'max_tokens must be an integer number' }],

@@ -68,7 +68,7 @@ describe('firstValidationProblem', () => {
   });
 
   it.each<[string, Record<string, unknown>, ValidationProblem]>([
-    ['a missing field is missing, not too long', {}, { param: 'name', message: 'name should not be empty' }],
+    ['a missing field is missing, not too long', {}, { param: 'name', message: 'name is required' }],
     ['a field of the wrong type is that, not too long', { name: 5 }, { param: 'name', message: 'name must be a string' }],
     ['a number where an email belongs is not a string, not too long', { ...valid, email: 123 }, { param: 'email', message: 'email must be a string' }],
     ['a string where an integer belongs is not an integer, not out of range', { ...valid, limit: 'abc' }, { param: 'limit', message: 'limit must be an integer number' }],

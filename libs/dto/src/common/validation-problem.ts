@@ -54,6 +54,9 @@ function rank(constraint: string): number {
  * The constraint to report of the several a field failed. class-validator lists a field's
  * constraints bottom decorator first, so among equals the reversed list prefers the one written first.
  */
+const NOT_EMPTY_RANK = 2;
+const TYPE_RANK = 3;
+
 function mostBasic(constraints: Record<string, string>): [string, string] {
   const written = Object.entries(constraints).reverse();
   return written.reduce((best, entry) => (rank(entry[0]) < rank(best[0]) ? entry : best));
@@ -85,6 +88,11 @@ function firstIn(error: ValidationError, prefix: string): ValidationProblem | nu
     const [constraint, message] = mostBasic(error.constraints);
     // class-validator's own words for a non-object where a nested object belongs name neither the path nor the fault.
     if (constraint === 'nestedValidation') return { param: path, message: `${path} must be an object` };
+    // An absent field fails its emptiness or type check too; "email must be a string" would hide that it is missing.
+    const rankOfConstraint = rank(constraint);
+    if (error.value === undefined && (rankOfConstraint === NOT_EMPTY_RANK || rankOfConstraint === TYPE_RANK)) {
+      return { param: path, message: `${path} is required` };
+    }
     return locate(path, error.property, message);
   }
   for (const child of error.children ?? []) {

@@ -51,19 +51,24 @@ export function toDomainErrorForHttp(exception: unknown, logger: Logger): Domain
   if (exception instanceof DomainError) return exception;
   if (isRpcErrorPayload(exception)) return DomainError.fromPayload(exception);
   if (exception instanceof HttpException) {
+    const parserError = bodyParserError(exception.cause);
+    if (parserError) return parserError;
     const status = exception.getStatus();
     const code = HTTP_STATUS_CODES[status];
     if (code) return new DomainError(code, httpExceptionMessage(exception));
   }
-  const typeOf = (exception as { type?: unknown })?.type;
-  if (typeOf === 'entity.parse.failed')
-    return new DomainError('invalid_request', 'The request body is not valid JSON');
-  if (typeOf === 'entity.too.large')
-    return new DomainError('payload_too_large', 'The request body is too large');
-  const clientError = exposedClientError(exception);
-  if (clientError) return clientError;
   logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
   return new DomainError('internal_error', 'Internal error');
+}
+
+/** Nest hands body-parser's errors on as HttpExceptions caused by them; two get plainer words than the parser's. */
+function bodyParserError(cause: unknown): DomainError | null {
+  const type = (cause as { type?: unknown } | undefined)?.type;
+  if (type === 'entity.parse.failed')
+    return new DomainError('invalid_request', 'The request body is not valid JSON');
+  if (type === 'entity.too.large')
+    return new DomainError('payload_too_large', 'The request body is too large');
+  return null;
 }
 
 function httpExceptionMessage(exception: HttpException): string {
@@ -72,17 +77,4 @@ function httpExceptionMessage(exception: HttpException): string {
   const message = (body as { message?: unknown }).message;
   if (Array.isArray(message)) return message.join('; ');
   return typeof message === 'string' ? message : exception.message;
-}
-
-/** Errors of the body parsers (http-errors marks those meant for the client with `expose`). */
-function exposedClientError(exception: unknown): DomainError | null {
-  const candidate = exception as { expose?: unknown; status?: unknown; message?: unknown };
-  if (
-    candidate?.expose !== true ||
-    typeof candidate.status !== 'number' ||
-    typeof candidate.message !== 'string'
-  )
-    return null;
-  const code = HTTP_STATUS_CODES[candidate.status];
-  return code ? new DomainError(code, candidate.message) : null;
 }

@@ -22,7 +22,7 @@ async function refusal({ type, metatype, value }: Input): Promise<{ code: string
 
 describe('createValidationPipe', () => {
   it.each<[string, Input, string, string]>([
-    ['an empty chat body', chat({}), 'model', 'model should not be empty'],
+    ['an empty chat body', chat({}), 'model', 'model is required'],
     ['a string temperature', chat({ ...messages, temperature: '1' }), 'temperature', 'temperature must be a number conforming to the specified constraints'],
     ['a string max_tokens', chat({ ...messages, max_tokens: '5' }), 'max_tokens', 'max_tokens must be an integer number'],
     ['an object for messages', chat({ model: 'demo/chat', messages: {} }), 'messages', 'messages must be an array'],

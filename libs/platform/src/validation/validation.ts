@@ -11,6 +11,8 @@ export function createValidationPipe(): ValidationPipe {
     whitelist: true,
     forbidNonWhitelisted: true,
     transform: true,
+    // The failing values stay on the errors: an absent field is told apart from a wrong one by them.
+    validationError: { target: false, value: true },
     exceptionFactory: (errors) => validationErrorToDomainError(errors),
   });
 }
