@@ -116,9 +116,9 @@ describe('billing history over NATS and Postgres', () => {
     });
   });
 
-  it('lists cancelled generations as completed when they cost something, else failed', async () => {
+  it('lists cancelled generations as failed, whether they cost something or not', async () => {
     const items = (await list(user)).items;
-    expect(items.find((i) => i.id === idsOf('g5'))?.status).toBe('completed');
+    expect(items.find((i) => i.id === idsOf('g5'))?.status).toBe('failed');
     expect(items.find((i) => i.id === idsOf('g6'))?.status).toBe('failed');
   });
 
@@ -153,7 +153,7 @@ describe('billing history over NATS and Postgres', () => {
   it('filters by request type (embeddings included) and by list status', async () => {
     expect(await listIds(user, { requestType: 'chat' })).toEqual(['g3', 'g1']);
     expect(await listIds(user, { requestType: 'embedding' })).toEqual(['g4']);
-    expect(await listIds(user, { status: 'failed' })).toEqual(['g6', 'g3']);
+    expect(await listIds(user, { status: 'failed' })).toEqual(['g6', 'g5', 'g3']);
     expect(await listIds(user, { status: 'pending' })).toEqual([]);
   });
 

@@ -103,7 +103,7 @@ describe('billing settlement from JetStream', () => {
     });
   });
 
-  it('records a cancelled generation as completed when it cost something, else as failed', async () => {
+  it('records a cancelled generation as failed in the list, whether it cost something or not', async () => {
     const org = randomUUID();
     await app.credit(org, '10');
     const paid = finishedEvent(org, { status: 'cancelled', cost: '0.4', isCancelled: false });
@@ -112,8 +112,9 @@ describe('billing settlement from JetStream', () => {
     await app.publish(free);
     await expectEventually(async () => expect(await recorded(free.generationId)).toBe(1));
     expect(await generationRow(paid.generationId)).toMatchObject({
-      list_status: 'completed',
+      list_status: 'failed',
       is_cancelled: true,
+      client_cost: '0.40000000',
     });
     expect(await generationRow(free.generationId)).toMatchObject({
       list_status: 'failed',

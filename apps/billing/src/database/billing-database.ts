@@ -6,6 +6,7 @@ import { ReservationEntity } from '../ledger/reservation.entity';
 import { SpendingCounterEntity, SpendingLimitEntity } from '../limits/spending-limit.entity';
 import { CreateBillingTables1763840000000 } from './migrations/1763840000000-create-billing-tables';
 import { SpendingLimitsAndHistoryIndexes1764100000000 } from './migrations/1764100000000-spending-limits-and-history-indexes';
+import { ListCancelledGenerationsAsFailed1764200000000 } from './migrations/1764200000000-list-cancelled-generations-as-failed';
 
 export const BILLING_SCHEMA = 'billing';
 
@@ -23,6 +24,10 @@ export function billingDatabase(url: string): ServiceDatabaseOptions {
       SpendingLimitEntity,
       SpendingCounterEntity,
     ],
-    migrations: [CreateBillingTables1763840000000, SpendingLimitsAndHistoryIndexes1764100000000],
+    migrations: [
+      CreateBillingTables1763840000000,
+      SpendingLimitsAndHistoryIndexes1764100000000,
+      ListCancelledGenerationsAsFailed1764200000000,
+    ],
   };
 }

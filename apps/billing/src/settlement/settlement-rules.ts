@@ -19,10 +19,12 @@ export function chargeFor(cost: Decimal, hold: HoldState | null, available: Deci
   return minMoney(hold ? minMoney(cost, hold.amount) : cost, free);
 }
 
-/** History lists know only completed/failed/pending: a cancelled generation counts as completed when it cost something. */
-export function listStatusOf(status: GenerationFinalStatus, charged: Decimal): HistoryListStatus {
-  if (status === 'cancelled') return charged.greaterThan(0) ? 'completed' : 'failed';
-  return status;
+/**
+ * History lists know only completed/failed/pending: a cancelled generation did not complete, so it
+ * is listed failed, charged or not, as a stream the provider cut is.
+ */
+export function listStatusOf(status: GenerationFinalStatus): HistoryListStatus {
+  return status === 'cancelled' ? 'failed' : status;
 }
 
 /** What a generation's status says about how it ended, where the producer reported no finish reason. */

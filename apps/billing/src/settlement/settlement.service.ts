@@ -131,7 +131,7 @@ function toGenerationRow(event: GenerationFinishedEvent, cost: Decimal, charge: 
     apiType: event.apiType,
     responseMode: event.responseMode,
     status: event.status,
-    listStatus: listStatusOf(event.status, charge),
+    listStatus: listStatusOf(event.status),
     finishReason: recordedFinishReason(event.status, event.finishReason),
     provider: event.provider ?? null,
     usage: event.usage ?? null,

@@ -11,6 +11,12 @@ describe('toAnthropicRequest', () => {
     expect(toAnthropicRequest(request(fields))).toMatchObject(expected);
   });
 
+  it('sends instructions without any turn as the one user turn, which the wire requires', () => {
+    const body = toAnthropicRequest(request({ messages: [{ role: 'developer', content: 'say hi' }] }));
+    expect(body.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'say hi' }] }]);
+    expect(body).not.toHaveProperty('system');
+  });
+
   it('sends none of the OpenAI-only fields, nor stop_sequences without stop', () => {
     const body = toAnthropicRequest(request({ seed: 7, logit_bias: { '1': 1 }, parallel_tool_calls: false }));
     expect(Object.keys(body).sort()).toEqual(['max_tokens', 'messages', 'model']);

@@ -164,11 +164,13 @@ export function toAnthropicRequest(request: UpstreamChatRequest): Record<string,
     if (last && last.role === role) last.content.push(...blocks);
     else messages.push({ role, content: blocks });
   }
+  // The Anthropic wire refuses a request without turns, which OpenAI serves: the instructions become the one user turn.
+  const instructionsOnly = messages.length === 0 && system !== '';
   return {
     model: request.model,
     max_tokens: request.max_tokens,
-    messages,
-    ...(system ? { system } : {}),
+    messages: instructionsOnly ? [{ role: 'user', content: [{ type: 'text', text: system }] }] : messages,
+    ...(system && !instructionsOnly ? { system } : {}),
     ...(request.temperature !== undefined ? { temperature: Math.min(request.temperature, 1) } : {}),
     ...(request.top_p !== undefined ? { top_p: request.top_p } : {}),
     ...(request.tools?.length

@@ -19,6 +19,7 @@ describe('ChatCompletionRequestDto', () => {
     ['every role', { model: 'm', messages: ['system', 'developer', 'user'].map((role) => ({ role, content: 'x' })).concat([{ role: 'tool', content: 'r', tool_call_id: 'c1' } as never]) }],
     ['content parts', user([{ type: 'text', text: 'look' }, { type: 'image_url', image_url: { url: 'https://x/i.png' } }])],
     ['an image as a data: URL with a detail', user([{ type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'low' } }])],
+    ['an assistant message sent back as the SDK returned it, refusal included', { model: 'm', messages: [{ role: 'user', content: 'q' }, { role: 'assistant', content: 'a', refusal: null }, { role: 'user', content: 'q2' }] }],
     ['null content of an assistant with tool_calls', { model: 'm', messages: [{ role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }] }] }],
     ['the ranges at their bounds', { ...base, temperature: 2, top_p: 0, frequency_penalty: -2, presence_penalty: 2, max_tokens: 1, max_completion_tokens: 1 }],
     ['json_schema with its object', { ...base, response_format: { type: 'json_schema', json_schema: { name: 'a', schema: {} } } }],

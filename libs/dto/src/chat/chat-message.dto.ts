@@ -69,6 +69,14 @@ export class ChatMessageDto {
   @MaxLength(256)
   name?: string;
 
+  @ApiPropertyOptional({
+    nullable: true,
+    description: "An assistant's refusal as OpenAI returns it, so a returned message can be sent back as it is",
+  })
+  @IsOptional()
+  @IsString()
+  refusal?: string | null;
+
   @ApiPropertyOptional({ description: 'Required when role is tool', example: 'call_abc123' })
   @ValidateIf((message: ChatMessageDto) => message.role === 'tool' || (message.tool_call_id !== undefined && message.tool_call_id !== null))
   @IsDefined({ message: 'tool_call_id is required for a tool message' })
