@@ -94,6 +94,27 @@ describe('inference embeddings over NATS, Postgres and mock-upstream', () => {
     expect(app.reserveRequests.length).toBe(before);
   });
 
+  it('serves an input of exactly the context length, 8192 tokens by the estimate', async () => {
+    const list = await embed({ model: 'demo/embed-small', input: 'a'.repeat(8192 * 4) });
+    expect(list.usage.prompt_tokens).toBe(8192);
+  });
+
+  it.each<[string, Record<string, unknown>, string]>([
+    // 40 000 bytes are about 10 000 tokens; demo/embed-small's context_length is 8192.
+    ['a text longer than the context length', { model: 'demo/embed-small', input: 'a'.repeat(40_000) }, 'input'],
+    ['the one list item longer than the context length', { model: 'demo/embed-large', input: ['short', 'a'.repeat(40_000)] }, 'input[1]'],
+  ])('refuses %s before reserving, naming it', async (_label, body, param) => {
+    const before = app.reserveRequests.length;
+    await expect(embed(body)).rejects.toMatchObject({ code: 'invalid_request', status: 400, param, message: expect.stringContaining('at most 8192') });
+    expect(app.reserveRequests.length).toBe(before);
+  });
+
+  it('refuses more than 2048 inputs, as OpenAI does, before reserving', async () => {
+    const before = app.reserveRequests.length;
+    await expect(embed({ model: 'demo/embed-small', input: Array.from({ length: 2049 }, () => 'x') })).rejects.toMatchObject({ code: 'invalid_request', status: 400 });
+    expect(app.reserveRequests.length).toBe(before);
+  });
+
   it('records a provider failure as failed at no cost', async () => {
     const error = await embed({ model: 'demo/embed-large', input: ['fine', 'boom [[fail:502]]'] }).catch((err: unknown) => err);
     expect(error).toMatchObject({ code: 'upstream_error', status: 502 });

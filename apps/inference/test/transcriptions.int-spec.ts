@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Principal, TranscriptionContracts, TranscriptionParams, TranscriptionReply, TranscriptionRequest } from '@gw/contracts';
+import { AudioFormat, Principal, TranscriptionContracts, TranscriptionParams, TranscriptionReply, TranscriptionRequest } from '@gw/contracts';
+import { flacFile, id3Tag, m4aFile, mp3Frames, oggFile, wavFile, webmFile } from '../src/transcriptions/audio-fixtures';
 import { InferenceTestApp, POOR_ORGANIZATION } from './inference-test-app';
 
 /** A mono 16-bit PCM WAV with a 440 Hz tone. */
@@ -114,12 +115,34 @@ describe('inference transcriptions over NATS, Postgres and mock-upstream', () =>
   });
 
   it('bounds the hold of a compressed file by bitrates and bills the duration the provider heard', async () => {
-    // 16 000 bytes of MPEG frames: at least 0.4 s (320 kbit/s), at most 21.33 s (6 kbit/s); mock-upstream hears 1 s (128 kbit/s).
-    const mp3 = Buffer.alloc(16_000, 0);
-    mp3.set([0xff, 0xfb, 0x90, 0x64]);
+    // 16 000 bytes: a 154-byte ID3 tag and 38 frames of 128 kbit/s; at least 0.4 s (320 kbit/s), at most 16 s (8 kbit/s); mock-upstream hears 1 s (128 kbit/s).
+    const mp3 = Buffer.concat([id3Tag(144), mp3Frames(38)]);
     const reply = await transcribe({ response_format: 'verbose_json' }, { base64: mp3.toString('base64'), filename: 'a.mp3', format: 'mp3' });
     expect(json(reply)?.usage).toEqual({ durationSeconds: 1, cost: 0.01, cost_rub: 0.01 });
-    expect(app.reserveRequests.find((r) => r.generationId === reply.id)).toMatchObject({ minAmount: '0.004', maxAmount: '0.21333333' });
+    expect(app.reserveRequests.find((r) => r.generationId === reply.id)).toMatchObject({ minAmount: '0.004', maxAmount: '0.16' });
+  });
+
+  it('bills a 1.0 s WAV as 1 s, its length by the sample layout', async () => {
+    const reply = await transcribe({}, { base64: wavFile({ seconds: 1 }).toString('base64') });
+    expect(json(reply)?.usage).toEqual({ durationSeconds: 1, cost: 0.01, cost_rub: 0.01 });
+    expect(app.reserveRequests.find((r) => r.generationId === reply.id)).toMatchObject({ minAmount: '0.01', maxAmount: '0.01' });
+  });
+
+  it.each<[string, Buffer, AudioFormat]>([
+    // The audit's file: 1.0 s at 16 kHz, 16-bit mono, block_align 2, 32 000 data bytes, byte_rate 1; it was billed as 32 000 s.
+    ['a WAV whose byte_rate (1) contradicts sample_rate × block_align', wavFile({ seconds: 1, byteRate: 1 }), 'wav'],
+    ['a WAV whose block_align contradicts its channels and sample size', wavFile({ seconds: 1, blockAlign: 4, byteRate: 64_000 }), 'wav'],
+    ['a WAV with a sample rate of 0', wavFile({ seconds: 1, sampleRate: 0, byteRate: 32_000 }), 'wav'],
+    ['a WAV at 500 Hz, 8-bit (4 kbit/s, below any speech codec)', wavFile({ seconds: 10, sampleRate: 500, bitsPerSample: 8 }), 'wav'],
+    ['an MP3 without a frame', Buffer.concat([id3Tag(100), Buffer.alloc(5_000)]), 'mp3'],
+    ['a FLAC header of 2^35 samples in 1 KB', flacFile(8_000, 2 ** 35, 1_000), 'flac'],
+    ['an M4A movie header of 10 hours in 20 KB', m4aFile({ timescale: 1_000, duration: 36_000_000, audioBytes: 20_000 }), 'm4a'],
+    ['an Ogg granule position of 10 hours in 20 KB', oggFile({ seconds: 36_000, audioBytes: 20_000 }), 'ogg'],
+    ['a WebM cluster timestamp of 10 hours in 20 KB', webmFile({ clusters: [{ time: 36_000_000, blocks: [0] }], blockBytes: 20_000 }), 'webm'],
+  ])('refuses %s on file before reserving', async (_label, bytes, format) => {
+    const before = app.reserveRequests.length;
+    expect(await refusal(transcribe({}, { base64: bytes.toString('base64'), filename: `a.${format}`, format }))).toEqual({ code: 'invalid_request', param: 'file' });
+    expect(app.reserveRequests.length).toBe(before);
   });
 
   it.each<[string, TranscriptionParams, Partial<TranscriptionRequest['audio']>, string]>([
@@ -142,6 +165,31 @@ describe('inference transcriptions over NATS, Postgres and mock-upstream', () =>
     const long = wav(31, 2_000).toString('base64');
     expect(await refusal(transcribe({ model: 'demo/transcribe-diarize' }, { base64: long }))).toEqual({ code: 'invalid_request', param: 'chunking_strategy' });
     expect(json(await transcribe({ model: 'demo/transcribe-diarize', chunking_strategy: 'auto' }, { base64: long }))?.usage.durationSeconds).toBe(31);
+  });
+
+  it.each<[string, Buffer, AudioFormat]>([
+    // The audit's file: 1 532 MPEG-1 layer III frames at 128 kbit/s, 40.02 s.
+    ['an MP3 of 40 s by its frames', mp3Frames(1532), 'mp3'],
+    ['a WAV of 45 s', wavFile({ seconds: 45, sampleRate: 2_000 }), 'wav'],
+    ['a FLAC of 40 s by its STREAMINFO', flacFile(16_000, 16_000 * 40, 100_000), 'flac'],
+    ['an M4A of 40 s by its movie header', m4aFile({ timescale: 44_100, duration: 44_100 * 40, audioBytes: 100_000 }), 'm4a'],
+    ['an Ogg Opus of 40 s by its granule positions', oggFile({ seconds: 40, audioBytes: 100_000 }), 'ogg'],
+    ['a live WebM of 40 s by its block timestamps', webmFile({ clusters: [{ time: 0, blocks: [0] }, { time: 30_000, blocks: [0, 10_000] }], blockBytes: 30_000, live: true }), 'webm'],
+  ])('requires chunking_strategy on the diarizing model for %s, before reserving', async (_label, bytes, format) => {
+    const audio = { base64: bytes.toString('base64'), filename: `long.${format}`, format };
+    const before = app.reserveRequests.length;
+    expect(await refusal(transcribe({ model: 'demo/transcribe-diarize' }, audio))).toEqual({ code: 'invalid_request', param: 'chunking_strategy' });
+    expect(app.reserveRequests.length).toBe(before);
+    const reply = await transcribe({ model: 'demo/transcribe-diarize', chunking_strategy: 'auto', response_format: 'diarized_json' }, audio);
+    expect(json(reply)?.usage.durationSeconds).toBeGreaterThan(0);
+  });
+
+  it('bills the audit MP3 with chunking_strategy by the duration the provider heard', async () => {
+    const mp3 = mp3Frames(1532);
+    const reply = await transcribe({ model: 'demo/transcribe-diarize', chunking_strategy: 'auto' }, { base64: mp3.toString('base64'), filename: 'long.mp3', format: 'mp3' });
+    // mock-upstream hears 638 844 bytes at 128 kbit/s: 39.928 s at 0.90 RUB per minute.
+    expect(json(reply)?.usage).toEqual({ durationSeconds: 39.928, cost: 0.59892, cost_rub: 0.59892 });
+    expect(await app.eventOf(reply.id)).toMatchObject({ status: 'completed', cost: '0.59892' });
   });
 
   it('passes a refusal by billing on without recording anything', async () => {

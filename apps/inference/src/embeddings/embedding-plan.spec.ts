@@ -1,8 +1,9 @@
 import { DomainError } from '@gw/contracts';
 import { join } from 'node:path';
 import { loadCatalogue } from '../catalogue/catalogue-loader';
+import type { CatalogueModel } from '../catalogue/catalogue-loader';
 import { ModelCatalogue } from '../catalogue/model-catalogue';
-import { embeddingData, embeddingInputs, embeddingPromptBound, embeddingRoutes, float32Base64, maxEmbeddingCost } from './embedding-plan';
+import { embeddingData, embeddingInputs, embeddingPromptBound, embeddingRoutes, float32Base64, maxEmbeddingCost, routesTakingInputs } from './embedding-plan';
 
 const catalogue = new ModelCatalogue(
   loadCatalogue(join(__dirname, '../../../../config/catalogue.demo.json'), { MOCK_UPSTREAM_URL: 'http://127.0.0.1:4010' }),
@@ -49,6 +50,45 @@ describe('embeddingRoutes', () => {
     ['dimensions above the maximum', large, 3073, /at most 3072/],
   ])('refuses %s naming dimensions', (_label, model, dimensions, message) => {
     expect(refusal(() => embeddingRoutes(model, dimensions))).toEqual({ code: 'invalid_request', param: 'dimensions', message: expect.stringMatching(message) });
+  });
+});
+
+describe('routesTakingInputs', () => {
+  // demo/embed-small: one provider with context_length 8192.
+  const refusal = (input: string | string[], model: CatalogueModel = small) => {
+    try {
+      routesTakingInputs(model, model.routes, input);
+      return null;
+    } catch (err) {
+      return { code: (err as DomainError).code, param: (err as DomainError).param, message: (err as Error).message };
+    }
+  };
+
+  it.each<[string, string | string[]]>([
+    ['a short text', 'hello'],
+    ['8192 tokens exactly (four bytes each)', 'a'.repeat(8192 * 4)],
+    ['many inputs each within the limit, whatever their sum', Array.from({ length: 20 }, () => 'a'.repeat(30_000))],
+  ])('takes %s', (_label, input) => {
+    expect(refusal(input)).toBeNull();
+  });
+
+  it.each<[string, string | string[], string, RegExp]>([
+    ['one token over the limit', 'a'.repeat(8193 * 4), 'input', /input is about 8193 tokens, more than demo\/embed-small takes in one input \(at most 8192\)/],
+    // The audit's request: 30 000 000 bytes were taken as 7 500 000 tokens and charged.
+    ['30 000 000 bytes', 'a'.repeat(30_000_000), 'input', /about 7500000 tokens/],
+    ['9000 one-letter words: at least a token each, as for chat', 'a '.repeat(9000), 'input', /about 9000 tokens/],
+    ['the second of three inputs', ['fine', 'a'.repeat(40_000), 'a'.repeat(50_000)], 'input[1]', /input\[1\] is about 10000 tokens/],
+  ])('refuses %s, naming the input', (_label, input, param, message) => {
+    expect(refusal(input)).toEqual({ code: 'invalid_request', param, message: expect.stringMatching(message) });
+  });
+
+  it('drops the providers that cannot take the longest input and keeps those that can', () => {
+    const [route] = small.routes;
+    const model = { entry: small.entry, routes: [{ ...route, name: 'Short', maxPromptTokens: 100 }, { ...route, name: 'Unbounded', maxPromptTokens: null }, { ...route, name: 'Long', maxPromptTokens: 1000 }] };
+    expect(routesTakingInputs(model, model.routes, ['a'.repeat(800)]).map((r) => r.name)).toEqual(['Unbounded', 'Long']);
+    expect(routesTakingInputs(model, model.routes, ['a'.repeat(8000)]).map((r) => r.name)).toEqual(['Unbounded']);
+    const bounded = { ...model, routes: model.routes.filter((r) => r.maxPromptTokens !== null) };
+    expect(refusal(['x', 'a'.repeat(8000)], bounded)).toMatchObject({ param: 'input[1]', message: expect.stringContaining('at most 1000') });
   });
 });
 

@@ -4,6 +4,7 @@ import { embeddingCost } from '@gw/pricing';
 import type { CatalogueModel, ProviderRoute } from '../catalogue/catalogue-loader';
 import type { BilledGeneration } from '../generations/generation-billing.service';
 import type { NewAttempt } from '../generations/generation-outbox.repository';
+import { estimatedTokens } from '../chat/token-estimate';
 
 /** Special tokens a tokenizer may add around one input. */
 const TOKENS_PER_INPUT = 8;
@@ -45,6 +46,24 @@ export function embeddingRoutes(model: CatalogueModel, dimensions: number | unde
   const max = model.entry.parameters['dimensions']?.max ?? 0;
   if (dimensions > max) throw new DomainError('invalid_request', `dimensions must be at most ${max} for the model ${model.entry.id}`, 'dimensions');
   return routes;
+}
+
+/**
+ * The providers whose prompt limit (context_length, or per_request_limits.prompt_tokens if lower)
+ * takes every input: each text is embedded on its own, so each must fit by its realistic estimate,
+ * the one chat prompts are checked with (docs/decisions.md 24, 26). A provider that cannot take one
+ * is dropped; none left is a 400 on the first input the most generous provider cannot take
+ * (`input`, or `input[i]` in a list), before anything is reserved.
+ */
+export function routesTakingInputs(model: CatalogueModel, routes: ProviderRoute[], input: string | string[]): ProviderRoute[] {
+  const tokens = embeddingInputs(input).map((text) => estimatedTokens(text));
+  const longest = Math.max(...tokens);
+  const fitting = routes.filter((route) => route.maxPromptTokens === null || longest <= route.maxPromptTokens);
+  if (fitting.length > 0) return fitting;
+  const most = Math.max(...routes.map((route) => route.maxPromptTokens ?? 0));
+  const index = tokens.findIndex((count) => count > most);
+  const param = typeof input === 'string' ? 'input' : `input[${index}]`;
+  throw new DomainError('invalid_request', `${param} is about ${tokens[index]} tokens, more than ${model.entry.id} takes in one input (at most ${most})`, param);
 }
 
 /** The most the request can cost at the dearest of its providers, so a fallback never costs more than was held. */

@@ -17,13 +17,15 @@ import {
   embeddingPromptBound,
   embeddingRoutes,
   maxEmbeddingCost,
+  routesTakingInputs,
 } from './embedding-plan';
 import { OpenAiEmbeddingsAdapter } from './openai-embeddings.adapter';
 
 
 /**
  * One embedding request: resolve the model (the alias notation does not apply, so `@` is part of
- * an unknown id), reserve the cost of an upper bound of the input tokens, call the providers in
+ * an unknown id), keep the providers that take `dimensions` and every input's length, reserve the
+ * cost of an upper bound of the input tokens, call the providers in
  * order until one answers, and settle through the durable finished event whatever the outcome.
  */
 @Injectable()
@@ -37,7 +39,7 @@ export class EmbeddingsService {
   async create(request: EmbeddingRpcMessageDto): Promise<EmbeddingList> {
     const { body } = request;
     const model = this.catalogue.servingModel(body.model, '/v1/embeddings');
-    const routes = embeddingRoutes(model, body.dimensions);
+    const routes = routesTakingInputs(model, embeddingRoutes(model, body.dimensions), body.input);
     const inputs = embeddingInputs(body.input);
     const generation: EmbeddingGeneration = {
       id: request.generationId ?? `gen-${randomUUID()}`,

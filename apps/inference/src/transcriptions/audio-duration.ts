@@ -1,12 +1,23 @@
 import type { AudioFormat } from '@gw/contracts';
+import { flacLength } from './flac-length';
+import { m4aLength } from './m4a-length';
+import { mp3Length } from './mp3-length';
+import { oggLength } from './ogg-length';
+import { invalidAudio, StatedLength } from './stated-length';
+import { wavLength } from './wav-length';
+import { webmLength } from './webm-length';
 
 /** What is known of an audio file's length before a provider has heard it. */
-export interface DurationBounds {
-  /** Exact when the header states it (WAV, FLAC); otherwise null. */
-  exact: number | null;
-  /** Seconds at the highest plausible bitrate: the shortest the audio can be. */
+export interface AudioDuration {
+  /**
+   * Seconds by the file's own structure (PCM samples, MPEG frames, Ogg granules, WebM block
+   * timestamps, the FLAC or M4A header), never more than `upper`; null where it states none. The
+   * model's rules (chunking on the diarizing model) apply to it.
+   */
+  stated: number | null;
+  /** The shortest the audio can be: at the highest plausible bitrate, or the exact length. Billed when a provider reports no duration. */
   lower: number;
-  /** Seconds at the lowest plausible bitrate: the longest the audio can be, what is reserved for. */
+  /** The longest the audio can be: at the lowest plausible bitrate, or the exact length. Reserved for, and the most ever billed. */
   upper: number;
 }
 
@@ -19,40 +30,41 @@ const MAX_BITRATE: Record<AudioFormat, number> = {
   ogg: 512_000,
   webm: 512_000,
 };
-/** Opus, the most frugal codec a speech file is likely to use, goes down to 6 kbit/s. */
-const MIN_BITRATE = 6_000;
+/** Bits per second no real file goes below: MPEG audio's smallest frames carry 8 kbit/s; Opus, the most frugal speech codec, 6 kbit/s. */
+const MIN_BITRATE: Record<AudioFormat, number> = {
+  wav: 6_000,
+  flac: 6_000,
+  mp3: 8_000,
+  m4a: 6_000,
+  ogg: 6_000,
+  webm: 6_000,
+};
 
-export function durationBounds(bytes: Buffer, format: AudioFormat): DurationBounds {
-  const exact = format === 'wav' ? wavDurationSeconds(bytes) : format === 'flac' ? flacDurationSeconds(bytes) : null;
-  if (exact !== null) return { exact, lower: exact, upper: exact };
+const READERS: Record<AudioFormat, (bytes: Buffer) => StatedLength | null> = {
+  wav: wavLength,
+  flac: flacLength,
+  mp3: mp3Length,
+  m4a: m4aLength,
+  ogg: oggLength,
+  webm: webmLength,
+};
+
+/**
+ * The audio's length by its structure, checked against its size: a file stating more seconds than
+ * its bytes can hold at the format's lowest plausible bitrate contradicts itself and is refused
+ * (400 on `file`), so no header field can inflate what is reserved or billed. A length every decoder
+ * must hear (PCM WAV) is exact; any other is bounded by the bytes alone, so a file understating its
+ * length cannot shrink the hold below what a provider may hear.
+ */
+export function audioDuration(bytes: Buffer, format: AudioFormat): AudioDuration {
   const bits = bytes.length * 8;
-  return { exact: null, lower: bits / MAX_BITRATE[format], upper: bits / MIN_BITRATE };
-}
-
-/** Duration from the `fmt ` byte rate and the `data` chunk size; a streamed WAV (size unset) counts the bytes present. */
-export function wavDurationSeconds(bytes: Buffer): number | null {
-  if (bytes.length < 12 || bytes.toString('ascii', 0, 4) !== 'RIFF' || bytes.toString('ascii', 8, 12) !== 'WAVE') return null;
-  let byteRate: number | null = null;
-  for (let offset = 12; offset + 8 <= bytes.length; ) {
-    const id = bytes.toString('ascii', offset, offset + 4);
-    const size = bytes.readUInt32LE(offset + 4);
-    const body = offset + 8;
-    if (id === 'fmt ' && body + 12 <= bytes.length) byteRate = bytes.readUInt32LE(body + 8);
-    if (id === 'data') {
-      if (!byteRate) return null;
-      return Math.min(size, bytes.length - body) / byteRate;
-    }
-    // Chunks are padded to an even length.
-    offset = body + size + (size % 2);
+  const longest = bits / MIN_BITRATE[format];
+  const stated = READERS[format](bytes);
+  if (stated && !(Number.isFinite(stated.seconds) && stated.seconds <= longest)) {
+    throw invalidAudio(
+      `The ${format.toUpperCase()} file states ${stated.seconds.toFixed(3)} s of audio, more than its ${bytes.length} bytes can hold at ${MIN_BITRATE[format] / 1000} kbit/s`,
+    );
   }
-  return null;
-}
-
-/** Duration from the STREAMINFO block, which every FLAC stream starts with: total samples over the sample rate. */
-export function flacDurationSeconds(bytes: Buffer): number | null {
-  if (bytes.length < 26 || bytes.toString('ascii', 0, 4) !== 'fLaC' || (bytes[4] & 0x7f) !== 0) return null;
-  const sampleRate = (bytes[18] << 12) | (bytes[19] << 4) | (bytes[20] >> 4);
-  const totalSamples = (bytes[21] & 0x0f) * 2 ** 32 + bytes.readUInt32BE(22);
-  if (sampleRate === 0 || totalSamples === 0) return null;
-  return totalSamples / sampleRate;
+  if (stated?.exact) return { stated: stated.seconds, lower: stated.seconds, upper: stated.seconds };
+  return { stated: stated?.seconds ?? null, lower: bits / MAX_BITRATE[format], upper: longest };
 }

@@ -1,17 +1,19 @@
 import Decimal from 'decimal.js';
 import type { TranscriptionParams, TranscriptionReply, TranscriptionResult, TranscriptionUsage } from '@gw/contracts';
 import { costNumber } from '@gw/pricing';
+import type { AudioDuration } from './audio-duration';
 import { renderSrt, renderVtt } from './subtitles';
 import type { UpstreamTranscription } from './transcription-upstream';
 
 /**
- * The seconds billed: the provider's figure where it reports one, otherwise the file header's exact
- * length, otherwise the shortest the file can be (never charge for more than was surely heard).
+ * The seconds billed: the provider's figure where it reports one, but never more than the file can
+ * hold (a provider misreading a header must not bill for it); otherwise the shortest the file can
+ * be, which is its exact length where that is known (never charge for more than was surely heard).
  */
-export function billedDuration(upstream: UpstreamTranscription, exact: number | null, lower: number): number {
+export function billedDuration(upstream: UpstreamTranscription, duration: Pick<AudioDuration, 'lower' | 'upper'>): number {
   const reported = upstream.duration ?? upstream.usage?.seconds;
-  if (typeof reported === 'number' && Number.isFinite(reported) && reported >= 0) return reported;
-  return exact ?? lower;
+  if (typeof reported === 'number' && Number.isFinite(reported) && reported >= 0) return Math.min(reported, duration.upper);
+  return duration.lower;
 }
 
 export function transcriptionUsage(durationSeconds: number, cost: Decimal): TranscriptionUsage {

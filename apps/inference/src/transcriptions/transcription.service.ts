@@ -12,7 +12,7 @@ import type { NewAttempt } from '../generations/generation-outbox.repository';
 import { BilledGeneration, GenerationBilling } from '../generations/generation-billing.service';
 import { UpstreamFailure } from '../providers/upstream-chat';
 import { toUpstreamFailure } from '../providers/upstream-http';
-import { durationBounds, DurationBounds } from './audio-duration';
+import { audioDuration, AudioDuration } from './audio-duration';
 import { checkTranscriptionParams, transcriptionCapabilities } from './transcription-rules';
 import { billedDuration, transcriptionReply, transcriptionUsage } from './transcription-result';
 import { TranscriptionUpstream } from './transcription-upstream';
@@ -57,10 +57,11 @@ export class TranscriptionService {
     const audio = Buffer.from(message.audio.base64, 'base64');
     // The gateway checked the content already; a message from elsewhere must not reach a provider unchecked.
     if (detectAudioFormat(audio) !== message.audio.format) throw new DomainError('invalid_request', 'The file is not audio in a supported format', 'file');
-    const bounds = durationBounds(audio, message.audio.format);
+    // Read before any rule or reservation: a file contradicting itself is refused here.
+    const duration = audioDuration(audio, message.audio.format);
     const capabilities = transcriptionCapabilities(model.entry);
-    checkTranscriptionParams(message.params, model.entry.id, capabilities, bounds.exact ?? bounds.lower);
-    const transcription = await this.reserve(message, model, bounds);
+    checkTranscriptionParams(message.params, model.entry.id, capabilities, duration.stated ?? duration.lower);
+    const transcription = await this.reserve(message, model, duration);
     let failure: UpstreamFailure | null = null;
     for (const route of model.routes) {
       const started = Date.now();
@@ -76,10 +77,10 @@ export class TranscriptionService {
           upstreamFormat: capabilities.diarizing ? 'diarized_json' : message.params.include?.length ? 'json' : 'verbose_json',
         });
         transcription.attempts.push(attempt(route, transcription.attempts.length + 1, started, null));
-        const duration = billedDuration(upstream, bounds.exact, bounds.lower);
-        const cost = this.cost(route, duration, transcription.reserved);
+        const billed = billedDuration(upstream, duration);
+        const cost = this.cost(route, billed, transcription.reserved);
         await this.finish(transcription, { status: 'completed', provider: route.name, error: null, cost, finishedOutputAt: Date.now() });
-        return transcriptionReply(transcription.id, model.entry.id, message.params, upstream, transcriptionUsage(duration, cost));
+        return transcriptionReply(transcription.id, model.entry.id, message.params, upstream, transcriptionUsage(billed, cost));
       } catch (err) {
         failure = toUpstreamFailure(err);
         transcription.attempts.push(attempt(route, transcription.attempts.length + 1, started, failure));
@@ -103,10 +104,10 @@ export class TranscriptionService {
   }
 
   /** Holds the cost of the longest the audio can be on the dearest provider; at least that of the shortest on the cheapest. */
-  private async reserve(message: TranscriptionRpcMessageDto, model: CatalogueModel, bounds: DurationBounds): Promise<Transcription> {
+  private async reserve(message: TranscriptionRpcMessageDto, model: CatalogueModel, duration: AudioDuration): Promise<Transcription> {
     const transcription: Transcription = { id: message.generationId ?? `gen-${randomUUID()}`, message, model, startedAt: new Date(), reserved: new Decimal(0), attempts: [] };
-    const maxAmount = Decimal.max(...model.routes.map((route) => sttCost(route.pricing, bounds.upper)));
-    const minAmount = Decimal.min(...model.routes.map((route) => sttCost(route.pricing, bounds.lower)));
+    const maxAmount = Decimal.max(...model.routes.map((route) => sttCost(route.pricing, duration.upper)));
+    const minAmount = Decimal.min(...model.routes.map((route) => sttCost(route.pricing, duration.lower)));
     transcription.reserved = await this.billing.reserve(this.billed(transcription, null), roundCost(maxAmount), roundCost(minAmount));
     return transcription;
   }

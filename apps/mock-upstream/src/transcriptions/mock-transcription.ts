@@ -1,15 +1,18 @@
 /** The deterministic transcript mock-upstream hears in any audio. */
 export const MOCK_TRANSCRIPT_SENTENCES = ['The quick brown fox jumps over the lazy dog.', 'Pack my box with five dozen liquor jugs.'];
 
-/** Seconds of audio: the WAV header's byte rate and data size, otherwise the bytes at 128 kbit/s. */
+/**
+ * Seconds of audio: a WAV's data bytes over sample_rate × block_align (the sample layout a decoder
+ * follows; byte_rate is only the writer's word), otherwise the bytes at 128 kbit/s.
+ */
 export function mockDurationSeconds(bytes: Buffer): number {
   if (bytes.length >= 12 && bytes.toString('ascii', 0, 4) === 'RIFF' && bytes.toString('ascii', 8, 12) === 'WAVE') {
-    let byteRate = 0;
+    let bytesPerSecond = 0;
     for (let offset = 12; offset + 8 <= bytes.length; ) {
       const id = bytes.toString('ascii', offset, offset + 4);
       const size = bytes.readUInt32LE(offset + 4);
-      if (id === 'fmt ' && offset + 20 <= bytes.length) byteRate = bytes.readUInt32LE(offset + 16);
-      if (id === 'data' && byteRate > 0) return round(Math.min(size, bytes.length - offset - 8) / byteRate);
+      if (id === 'fmt ' && offset + 22 <= bytes.length) bytesPerSecond = bytes.readUInt32LE(offset + 12) * bytes.readUInt16LE(offset + 20);
+      if (id === 'data' && bytesPerSecond > 0) return round(Math.min(size, bytes.length - offset - 8) / bytesPerSecond);
       offset += 8 + size + (size % 2);
     }
   }
