@@ -53,6 +53,7 @@ describe('chat completions over HTTP (embedded app)', () => {
       ['a value outside the allowed ones', { model: 'demo/chat@allow_fallbacks=no' }],
       ['provider= with a provider object in the body', { model: 'demo/chat@provider=Mock Beta', provider: { ignore: ['Mock Alpha'] } }],
       ['reasoning_effort= with reasoning.effort', { model: 'demo/chat@reasoning_effort=low', reasoning: { effort: 'low' } }],
+      ['reasoning_effort= with the top-level reasoning_effort', { model: 'demo/chat@reasoning_effort=low', reasoning_effort: 'high' }],
       ['allow_fallbacks= with provider.allow_fallbacks', { model: 'demo/chat@allow_fallbacks=true', provider: { allow_fallbacks: true } }],
     ])('answers 400 on model for %s', async (_label, body) => {
       const res = await chat(shared.apiKey, { ...body, messages: user('hi') });

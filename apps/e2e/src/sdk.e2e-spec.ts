@@ -57,6 +57,15 @@ describe('official SDKs against the embedded gateway', () => {
       expect((completion.usage as unknown as { cost_rub: number }).cost_rub).toBeGreaterThan(0);
     });
 
+    it("takes the SDK's reasoning_effort, and refuses an effort the model does not support on that field", async () => {
+      const completion = await openai.chat.completions.create({ model: 'demo/chat', reasoning_effort: 'low', messages: [{ role: 'user', content: 'think a little' }] });
+      expect(completion.choices[0].message.content).toContain('think a little');
+      const refused = await openai.chat.completions
+        .create({ model: 'demo/chat', reasoning_effort: 'minimal', messages: [{ role: 'user', content: 'x' }] })
+        .catch((err: { status: number }) => err);
+      expect((refused as { status: number }).status).toBe(400);
+    });
+
     it('streams chunks whose last one carries usage', async () => {
       const stream = await openai.chat.completions.create({ model: 'demo/chat', stream: true, messages: [{ role: 'user', content: 'streamed echo please' }] });
       const chunks = [];

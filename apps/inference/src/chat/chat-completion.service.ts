@@ -34,6 +34,7 @@ import {
   reservationAmounts,
   toUpstreamRequest,
   upstreamMaxTokens,
+  withReasoningEffort,
 } from './chat-plan';
 import { awaitFirstOutput, FirstOutput } from './first-output';
 import { GenerationCancellations } from './generation-cancellations';
@@ -261,9 +262,10 @@ export class ChatCompletionService {
 
   /** The body as if the alias had been written as body fields; other endpoints take `@` literally (an unknown model). */
   private withAlias(request: ChatCompletionRpcMessageDto): ChatCompletionRequestDto {
-    if (!ALIAS_API_TYPES.has(request.apiType)) return request.body;
+    const body = withReasoningEffort(request.body);
+    if (!ALIAS_API_TYPES.has(request.apiType)) return body;
     try {
-      return applyModelAlias(request.body as ChatCompletionRequestDto & { provider?: Record<string, unknown>; reasoning?: Record<string, unknown> });
+      return applyModelAlias(body as ChatCompletionRequestDto & { provider?: Record<string, unknown>; reasoning?: Record<string, unknown> });
     } catch (err) {
       if (err instanceof ModelAliasError) throw new DomainError('invalid_request', err.message, 'model');
       throw err;

@@ -1,7 +1,7 @@
 import type { ChatCompletionRequestDto, ChatMessageDto } from '@gw/dto';
 import type { Pricing } from '@gw/pricing';
 import type { ProviderRoute } from '../catalogue/catalogue-loader';
-import { conversation, forwardedFields, promptTokensEstimate, promptTokensUpperBound, toUpstreamRequest } from './chat-plan';
+import { conversation, forwardedFields, withReasoningEffort, promptTokensEstimate, promptTokensUpperBound, toUpstreamRequest } from './chat-plan';
 
 const body = (fields: Partial<ChatCompletionRequestDto> = {}): ChatCompletionRequestDto => ({ model: 'demo/chat', messages: [{ role: 'user', content: 'hi' }], ...fields });
 const user = (content: ChatMessageDto['content']): ChatMessageDto[] => [{ role: 'user', content }];
@@ -37,6 +37,25 @@ describe('the prompt size', () => {
     const messages = conversation(request);
     expect(promptTokensEstimate(messages, request)).toBe(125_000);
     expect(promptTokensUpperBound(messages, request)).toBe(500_024);
+  });
+});
+
+describe('withReasoningEffort', () => {
+  it('leaves a body without reasoning_effort as it is', () => {
+    const plain = body({ reasoning: { effort: 'high' } });
+    expect(withReasoningEffort(plain)).toBe(plain);
+  });
+
+  it('moves reasoning_effort into reasoning.effort, keeping the other reasoning settings', () => {
+    const moved = withReasoningEffort(body({ reasoning_effort: 'low', reasoning: { max_tokens: 256 } }));
+    expect(moved.reasoning).toEqual({ max_tokens: 256, effort: 'low' });
+    expect(moved).not.toHaveProperty('reasoning_effort');
+  });
+
+  it('refuses both forms at once, naming reasoning_effort', () => {
+    expect(() => withReasoningEffort(body({ reasoning_effort: 'low', reasoning: { effort: 'high' } }))).toThrow(
+      expect.objectContaining({ code: 'invalid_request', param: 'reasoning_effort' }),
+    );
   });
 });
 

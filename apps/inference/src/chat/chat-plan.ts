@@ -1,4 +1,5 @@
 import Decimal from 'decimal.js';
+import { DomainError } from '@gw/contracts';
 import type { ChatCompletionRequestDto, ChatMessageDto } from '@gw/dto';
 import { affordableCompletionTokens, maxChatCost } from '@gw/pricing';
 import type { ProviderRoute } from '../catalogue/catalogue-loader';
@@ -14,6 +15,19 @@ export const IMAGE_PART_TOKENS = 1_600;
 export const IMAGE_PART_ESTIMATED_TOKENS = 85;
 /** Used when neither the client nor the catalogue bounds the completion. */
 export const DEFAULT_MAX_COMPLETION_TOKENS = 4_096;
+
+/**
+ * OpenAI's top-level `reasoning_effort` as the `reasoning.effort` the rest of the pipeline reads,
+ * before the alias is applied, so the alias's conflict rule covers both forms.
+ */
+export function withReasoningEffort(body: ChatCompletionRequestDto): ChatCompletionRequestDto {
+  const { reasoning_effort: effort, ...rest } = body;
+  if (effort === undefined) return body;
+  if (body.reasoning?.effort !== undefined) {
+    throw new DomainError('invalid_request', 'Set the effort once: reasoning_effort or reasoning.effort', 'reasoning_effort');
+  }
+  return { ...rest, reasoning: { ...body.reasoning, effort } };
+}
 
 export function conversation(body: ChatCompletionRequestDto): ChatMessageDto[] {
   if (body.messages) return body.messages;

@@ -259,6 +259,15 @@ export class ChatCompletionRequestDto {
   @NestedObject(() => ReasoningDto)
   reasoning?: ReasoningDto;
 
+  @ApiPropertyOptional({
+    enum: REASONING_EFFORTS,
+    example: 'low',
+    description: "OpenAI's top-level form of reasoning.effort (the two cannot both be set)",
+  })
+  @IsOptional()
+  @IsIn(REASONING_EFFORTS)
+  reasoning_effort?: ReasoningEffort;
+
   @ApiPropertyOptional({ type: WebSearchOptionsDto })
   @IsOptional()
   @NestedObject(() => WebSearchOptionsDto)
