@@ -54,6 +54,9 @@ export class ApiGatewayModule {
  */
 export async function createApiGatewayApp(options: ApiGatewayOptions, logger: LoggerService): Promise<INestApplication> {
   const app = await NestFactory.create<NestExpressApplication>(ApiGatewayModule.register(options), { logger, bodyParser: false });
+  // Browser apps call the API with a bearer key, as they may call OpenAI's or OpenRouter's; no cookie
+  // authorizes anything here, so any origin may, and preflights are answered for ten minutes.
+  app.enableCors({ origin: '*', exposedHeaders: ['Retry-After'], maxAge: 600 });
   configureRequestParsing(app);
   app.setGlobalPrefix('api');
   app.useGlobalPipes(createValidationPipe());

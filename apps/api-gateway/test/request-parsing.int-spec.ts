@@ -107,7 +107,10 @@ describe('request parsing at the HTTP edge', () => {
   it('says that a body that does not parse is not valid JSON', async () => {
     const reply = await post('/api/admin/organizations', '{"name": ');
     expect(reply.status).toBe(400);
-    expect(reply.body.error).toMatchObject({ code: 'invalid_request', message: 'The request body is not valid JSON' });
+    expect(reply.body.error).toMatchObject({
+      code: 'invalid_request',
+      message: 'The request body is not valid JSON',
+    });
   });
 
   it('refuses a body that is JSON but not an object', async () => {
@@ -117,6 +120,24 @@ describe('request parsing at the HTTP edge', () => {
       expect(reply.body.error.code).toBe('invalid_request');
       expect(reply.body.error.message).toMatch(/must be a JSON object/);
     }
+  });
+
+  it('lets browser apps of any origin call the API with a bearer key', async () => {
+    const preflight = await fetch(`${origin}/api/v1/chat/completions`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'https://app.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization,content-type,x-stainless-os',
+      },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+    expect(preflight.headers.get('access-control-allow-headers')).toBe(
+      'authorization,content-type,x-stainless-os',
+    );
+    const models = await fetch(`${origin}/api/v1/nothing`, { headers: { origin: 'https://app.example' } });
+    expect(models.headers.get('access-control-allow-origin')).toBe('*');
   });
 
   it('answers unknown paths outside /api with the JSON envelope, not an HTML page', async () => {
