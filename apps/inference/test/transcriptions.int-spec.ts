@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AudioFormat, Principal, TranscriptionContracts, TranscriptionParams, TranscriptionReply, TranscriptionRequest } from '@gw/contracts';
-import { flacFile, id3Tag, m4aFile, mp3Frames, oggFile, wavFile, webmFile } from '../src/transcriptions/audio-fixtures';
+import { flacFile, id3Tag, m4aFile, mp3Frames, oggFile, wavFile, webmFile } from './audio-fixtures';
 import { InferenceTestApp, POOR_ORGANIZATION } from './inference-test-app';
 
 /** A mono 16-bit PCM WAV with a 440 Hz tone. */

@@ -11,6 +11,9 @@ const BACKSLASH = 0x5c;
  * stack on a few kilobytes of brackets; brackets inside strings do not count.
  */
 export function exceedsJsonNesting(body: Uint8Array, maxDepth: number): boolean {
+  // No more openings than the limit cannot nest deeper: counted natively, this spares the byte
+  // loop for nearly every body, the 33 MB of a base64 audio file included.
+  if (countsAtMost(body, OPEN_OBJECT, OPEN_ARRAY, maxDepth)) return false;
   let depth = 0;
   let inString = false;
   for (let i = 0; i < body.length; i++) {
@@ -27,4 +30,15 @@ export function exceedsJsonNesting(body: Uint8Array, maxDepth: number): boolean 
     }
   }
   return false;
+}
+
+function countsAtMost(body: Uint8Array, first: number, second: number, limit: number): boolean {
+  const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  let count = 0;
+  for (const byte of [first, second]) {
+    for (let at = bytes.indexOf(byte); at !== -1; at = bytes.indexOf(byte, at + 1)) {
+      if (++count > limit) return false;
+    }
+  }
+  return true;
 }

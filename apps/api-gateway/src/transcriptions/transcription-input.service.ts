@@ -32,10 +32,11 @@ export class TranscriptionInputService implements OnModuleDestroy {
   }
 
   async build(principal: Principal, fields: Record<string, unknown>, upload: UploadedAudio | undefined, generationId: string): Promise<TranscriptionRequest> {
-    // Multipart fields skip the JSON body checks of the edge, so the same hazards are refused here.
-    const hazard = findJsonHazard(fields ?? {});
-    if (hazard) throw new DomainError('invalid_request', hazard.message, hazard.path || null);
     const { file, ...rest } = fields ?? {};
+    // Multipart fields skip the JSON body checks of the edge, so the same hazards are refused here;
+    // `file` is left out: as an upload it is not a field, and as JSON the edge checked its megabytes already.
+    const hazard = findJsonHazard(rest);
+    if (hazard) throw new DomainError('invalid_request', hazard.message, hazard.path || null);
     const params = plainToInstance(TranscriptionParamsDto, formFieldsToParams(rest));
     const errors = validateSync(params, { whitelist: true, forbidNonWhitelisted: true });
     if (errors.length > 0) throw validationErrorToDomainError(errors);

@@ -1,4 +1,5 @@
 import { DomainError } from '@gw/contracts';
+import { isPlainObject } from '@gw/dto';
 
 /**
  * Shape checks for the translators. The request DTOs validate these bodies first, but a
@@ -9,12 +10,8 @@ function refuse(param: string, expected: string): never {
   throw new DomainError('invalid_request', `${param} must be ${expected}`, param);
 }
 
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 export function recordAt(value: unknown, param: string): Record<string, unknown> {
-  return isRecord(value) ? value : refuse(param, 'an object');
+  return isPlainObject(value) ? value : refuse(param, 'an object');
 }
 
 export function listAt(value: unknown, param: string): unknown[] {

@@ -1,6 +1,6 @@
 import type { AudioFormat } from '@gw/contracts';
 import { audioDuration } from './audio-duration';
-import { audioRefusal, flacFile, m4aFile, mp3Frames, oggFile, wavFile, webmFile } from './audio-fixtures';
+import { audioRefusal, flacFile, m4aFile, mp3Frames, oggFile, wavFile, webmFile } from '../../test/audio-fixtures';
 
 describe('audioDuration', () => {
   it('holds exactly the length of a PCM WAV', () => {

@@ -1,4 +1,4 @@
-import { audioRefusal, flacFile } from './audio-fixtures';
+import { audioRefusal, flacFile } from '../../test/audio-fixtures';
 import { flacLength } from './flac-length';
 
 describe('flacLength', () => {

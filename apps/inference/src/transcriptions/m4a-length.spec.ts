@@ -1,4 +1,4 @@
-import { audioRefusal, m4aFile } from './audio-fixtures';
+import { audioRefusal, m4aFile } from '../../test/audio-fixtures';
 import { m4aLength } from './m4a-length';
 
 describe('m4aLength', () => {

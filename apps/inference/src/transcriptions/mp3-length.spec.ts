@@ -1,4 +1,4 @@
-import { audioRefusal, id3Tag, mp3Frames } from './audio-fixtures';
+import { audioRefusal, id3Tag, mp3Frames } from '../../test/audio-fixtures';
 import { mp3Length, mpegFrameAt } from './mp3-length';
 
 describe('mpegFrameAt', () => {

@@ -1,4 +1,4 @@
-import { audioRefusal, oggFile, oggPage } from './audio-fixtures';
+import { audioRefusal, oggFile, oggPage } from '../../test/audio-fixtures';
 import { oggLength } from './ogg-length';
 
 const NO_GRANULE = 0xffff_ffff_ffff_ffffn;

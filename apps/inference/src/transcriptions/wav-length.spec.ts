@@ -1,4 +1,4 @@
-import { audioRefusal, wavFile } from './audio-fixtures';
+import { audioRefusal, wavFile } from '../../test/audio-fixtures';
 import { wavLength } from './wav-length';
 
 /** RIFF/WAVE then the given chunks. */

@@ -1,4 +1,4 @@
-import { audioRefusal, webmFile } from './audio-fixtures';
+import { audioRefusal, webmFile } from '../../test/audio-fixtures';
 import { webmLength } from './webm-length';
 
 describe('webmLength', () => {

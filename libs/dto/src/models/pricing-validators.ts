@@ -1,4 +1,5 @@
 import { registerDecorator, ValidationOptions } from 'class-validator';
+import { isPlainObject } from '../common/nested-object';
 
 const DECIMAL = /^\d{1,12}(\.\d{1,12})?$/;
 
@@ -13,7 +14,7 @@ export function IsPriceValue(options?: ValidationOptions) {
       validator: {
         validate: (value: unknown) =>
           (typeof value === 'string' && DECIMAL.test(value)) ||
-          (typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0),
+          (isPlainObject(value) && Object.keys(value).length === 0),
       },
     });
 }
