@@ -15,13 +15,29 @@ export default [
           enforceBuildableLibDependency: true,
           allow: [],
           depConstraints: [
-            { sourceTag: 'type:pure', onlyDependOnLibsWithTags: ['type:pure'], bannedExternalImports: ['@nestjs/*', 'typeorm', '@nats-io/*', 'pg'] },
+            {
+              sourceTag: 'type:pure',
+              onlyDependOnLibsWithTags: ['type:pure'],
+              bannedExternalImports: ['@nestjs/*', 'typeorm', '@nats-io/*', 'pg'],
+            },
             { sourceTag: 'type:contract', onlyDependOnLibsWithTags: ['type:contract', 'type:pure'] },
-            { sourceTag: 'type:platform', onlyDependOnLibsWithTags: ['type:contract', 'type:pure', 'type:testing'] },
+            {
+              sourceTag: 'type:platform',
+              onlyDependOnLibsWithTags: ['type:contract', 'type:pure', 'type:testing'],
+            },
             { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:contract', 'type:pure'] },
-            { sourceTag: 'type:service', onlyDependOnLibsWithTags: ['type:platform', 'type:contract', 'type:pure', 'type:testing'] },
-            { sourceTag: 'type:composition', onlyDependOnLibsWithTags: ['type:service', 'type:platform', 'type:contract', 'type:pure'] },
-            { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:testing', 'type:contract', 'type:pure'] },
+            {
+              sourceTag: 'type:service',
+              onlyDependOnLibsWithTags: ['type:platform', 'type:contract', 'type:pure', 'type:testing'],
+            },
+            {
+              sourceTag: 'type:composition',
+              onlyDependOnLibsWithTags: ['type:service', 'type:platform', 'type:contract', 'type:pure'],
+            },
+            {
+              sourceTag: 'type:e2e',
+              onlyDependOnLibsWithTags: ['type:testing', 'type:contract', 'type:pure'],
+            },
           ],
         },
       ],
@@ -47,7 +63,18 @@ export default [
         'error',
         {
           allow: ['@gw/app-*'],
-          depConstraints: [{ sourceTag: 'type:service', onlyDependOnLibsWithTags: ['type:service', 'type:platform', 'type:contract', 'type:pure', 'type:testing'] }],
+          depConstraints: [
+            {
+              sourceTag: 'type:service',
+              onlyDependOnLibsWithTags: [
+                'type:service',
+                'type:platform',
+                'type:contract',
+                'type:pure',
+                'type:testing',
+              ],
+            },
+          ],
         },
       ],
     },
@@ -60,7 +87,12 @@ export default [
         'error',
         {
           allow: ['@gw/app-*'],
-          depConstraints: [{ sourceTag: 'type:composition', onlyDependOnLibsWithTags: ['type:service', 'type:platform', 'type:contract', 'type:pure'] }],
+          depConstraints: [
+            {
+              sourceTag: 'type:composition',
+              onlyDependOnLibsWithTags: ['type:service', 'type:platform', 'type:contract', 'type:pure'],
+            },
+          ],
         },
       ],
     },

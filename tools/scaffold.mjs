@@ -8,7 +8,8 @@ const root = kind === 'lib' ? `libs/${name}` : `apps/${name}`;
 mkdirSync(join(root, 'src'), { recursive: true });
 const write = (file, content) => {
   const p = join(root, file);
-  if (!existsSync(p)) writeFileSync(p, typeof content === 'string' ? content : JSON.stringify(content, null, 2) + '\n');
+  if (!existsSync(p))
+    writeFileSync(p, typeof content === 'string' ? content : JSON.stringify(content, null, 2) + '\n');
 };
 write('project.json', {
   name,
@@ -21,7 +22,10 @@ write('tsconfig.json', {
   extends: '../../tsconfig.base.json',
   files: [],
   include: [],
-  references: [{ path: kind === 'lib' ? './tsconfig.lib.json' : './tsconfig.app.json' }, { path: './tsconfig.spec.json' }],
+  references: [
+    { path: kind === 'lib' ? './tsconfig.lib.json' : './tsconfig.app.json' },
+    { path: './tsconfig.spec.json' },
+  ],
 });
 write(kind === 'lib' ? 'tsconfig.lib.json' : 'tsconfig.app.json', {
   extends: './tsconfig.json',
@@ -34,7 +38,13 @@ write('tsconfig.spec.json', {
   compilerOptions: { outDir: '../../dist/out-tsc', rootDir: '../..', types: ['jest', 'node'] },
   include: ['src/**/*.ts', 'test/**/*.ts'],
 });
-write('jest.config.cjs', `module.exports = { ...require('../../jest.preset.cjs'), displayName: '${name}', rootDir: __dirname };\n`);
+write(
+  'jest.config.cjs',
+  `module.exports = { ...require('../../jest.preset.cjs'), displayName: '${name}', rootDir: __dirname };\n`,
+);
 if (kind === 'app') {
-  write('webpack.config.cjs', `module.exports = require('../../tools/webpack/app-webpack.cjs')(__dirname, '${name}');\n`);
+  write(
+    'webpack.config.cjs',
+    `module.exports = require('../../tools/webpack/app-webpack.cjs')(__dirname, '${name}');\n`,
+  );
 }

@@ -12,7 +12,12 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
 const args = Object.fromEntries(
-  process.argv.slice(2).reduce((pairs, arg, i, all) => (arg.startsWith('--') ? [...pairs, [arg.slice(2), all[i + 1]]] : pairs), []),
+  process.argv
+    .slice(2)
+    .reduce(
+      (pairs, arg, i, all) => (arg.startsWith('--') ? [...pairs, [arg.slice(2), all[i + 1]]] : pairs),
+      [],
+    ),
 );
 const REQUESTS = Number(args.requests ?? 500);
 const CONCURRENCY = Number(args.concurrency ?? 16);
@@ -28,7 +33,10 @@ const freePort = () =>
   });
 
 function start(app, env, ready) {
-  const child = spawn(process.execPath, [`dist/apps/${app}/main.js`], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [`dist/apps/${app}/main.js`], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   return new Promise((resolve, reject) => {
     const onData = (chunk) => {
@@ -42,12 +50,24 @@ function start(app, env, ready) {
   });
 }
 
-const body = JSON.stringify({ model: 'demo/chat', messages: [{ role: 'user', content: 'measure the gateway overhead please' }], max_tokens: 16 });
-const upstreamBody = JSON.stringify({ model: 'alpha-chat', messages: [{ role: 'user', content: 'measure the gateway overhead please' }], max_tokens: 16 });
+const body = JSON.stringify({
+  model: 'demo/chat',
+  messages: [{ role: 'user', content: 'measure the gateway overhead please' }],
+  max_tokens: 16,
+});
+const upstreamBody = JSON.stringify({
+  model: 'alpha-chat',
+  messages: [{ role: 'user', content: 'measure the gateway overhead please' }],
+  max_tokens: 16,
+});
 
 async function call(url, key, payload) {
   const started = performance.now();
-  const response = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: payload });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: payload,
+  });
   await response.arrayBuffer();
   if (response.status !== 200) throw new Error(`${url} answered ${response.status}`);
   return performance.now() - started;
@@ -84,20 +104,35 @@ try {
   let api = args.target;
   let key = args.key;
   const mockPort = await freePort();
-  children.push((await start('mock-upstream', { PORT: String(mockPort), HOST: '127.0.0.1' }, /listening on/)).child);
+  children.push(
+    (await start('mock-upstream', { PORT: String(mockPort), HOST: '127.0.0.1' }, /listening on/)).child,
+  );
   if (!api) {
     const port = await freePort();
     const embedded = await start(
       'embedded',
-      { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(await freePort()), LOG_LEVEL: 'warn' },
+      {
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATA_DIR: dataDir,
+        EMBEDDED_PG_PORT: String(await freePort()),
+        LOG_LEVEL: 'warn',
+      },
       /Demo API key\s+(\S+)/,
     );
     children.push(embedded.child);
     api = `http://127.0.0.1:${port}/api`;
     key = embedded.match[1];
   }
-  console.log(`${REQUESTS} sequential requests (after ${WARMUP} warm-up) and ${REQUESTS} with ${CONCURRENCY} in flight, on ${process.version}\n`);
-  const direct = await measure('mock-upstream directly', `http://127.0.0.1:${mockPort}/alpha/v1/chat/completions`, MOCK_KEY, upstreamBody);
+  console.log(
+    `${REQUESTS} sequential requests (after ${WARMUP} warm-up) and ${REQUESTS} with ${CONCURRENCY} in flight, on ${process.version}\n`,
+  );
+  const direct = await measure(
+    'mock-upstream directly',
+    `http://127.0.0.1:${mockPort}/alpha/v1/chat/completions`,
+    MOCK_KEY,
+    upstreamBody,
+  );
   const gateway = await measure('through the gateway', `${api}/v1/chat/completions`, key, body);
   console.table([direct.row, gateway.row]);
   console.log(`gateway overhead at p50: ${(gateway.p50 - direct.p50).toFixed(2)} ms per request`);

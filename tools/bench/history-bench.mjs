@@ -59,7 +59,11 @@ async function withAdmin(sql) {
 
 /** Starts a process and resolves once its output matches `ready`. */
 function startProcess(command, argv, env, ready, label) {
-  const child = spawn(command, argv, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, argv, {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const started = new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${label} did not start in 60 s:\n${output}`)), 60_000);
@@ -142,7 +146,11 @@ async function main() {
   const billingMain = join(root, 'dist/apps/billing/main.js');
   if (args.includes('--build') || !existsSync(billingMain)) {
     console.log('Building billing…');
-    execFileSync('npx', ['nx', 'build', 'billing'], { cwd: root, stdio: 'inherit', env: { ...process.env, NX_DAEMON: 'false' } });
+    execFileSync('npx', ['nx', 'build', 'billing'], {
+      cwd: root,
+      stdio: 'inherit',
+      env: { ...process.env, NX_DAEMON: 'false' },
+    });
   }
   await withAdmin(`CREATE DATABASE "${database}"`);
   const storeDir = mkdtempSync(join(tmpdir(), 'bench-nats-'));
@@ -151,12 +159,24 @@ async function main() {
   let nc;
   try {
     const natsPort = await freePort();
-    const nats = startProcess('nats-server', ['-js', '-a', '127.0.0.1', '-p', String(natsPort), '-sd', storeDir], {}, /Server is ready/, 'nats-server');
+    const nats = startProcess(
+      'nats-server',
+      ['-js', '-a', '127.0.0.1', '-p', String(natsPort), '-sd', storeDir],
+      {},
+      /Server is ready/,
+      'nats-server',
+    );
     processes.push(nats.child);
     await nats.started;
     const natsUrl = `nats://127.0.0.1:${natsPort}`;
     // Starting the service applies billing's migrations to the empty database, indexes included.
-    const billing = startProcess(process.execPath, [billingMain], { DATABASE_URL: benchUrl.toString(), NATS_URL: natsUrl }, /serving on NATS/, 'billing');
+    const billing = startProcess(
+      process.execPath,
+      [billingMain],
+      { DATABASE_URL: benchUrl.toString(), NATS_URL: natsUrl },
+      /serving on NATS/,
+      'billing',
+    );
     processes.push(billing.child);
     await billing.started;
 
@@ -170,28 +190,54 @@ async function main() {
     );
     const org = (await client.query(`SELECT ${uuidOf(`'bench-org-1'`)} AS id`)).rows[0].id;
     const key = (await client.query(`SELECT ${uuidOf(`'bench-key-1-3'`)} AS id`)).rows[0].id;
-    const orgRows = (await client.query(`SELECT count(*)::int AS n FROM "billing"."generations" WHERE "organization_id" = $1`, [org])).rows[0].n;
-    console.log(`Seeded in ${(seedMs / 1000).toFixed(1)} s; table ${size.rows[0].table}, indexes ${size.rows[0].indexes}, ~${size.rows[0].bytesPerRow} bytes per row; timed organization holds ${orgRows.toLocaleString('en')} rows.\n`);
+    const orgRows = (
+      await client.query(
+        `SELECT count(*)::int AS n FROM "billing"."generations" WHERE "organization_id" = $1`,
+        [org],
+      )
+    ).rows[0].n;
+    console.log(
+      `Seeded in ${(seedMs / 1000).toFixed(1)} s; table ${size.rows[0].table}, indexes ${size.rows[0].indexes}, ~${size.rows[0].bytesPerRow} bytes per row; timed organization holds ${orgRows.toLocaleString('en')} rows.\n`,
+    );
 
     nc = await connect({ servers: natsUrl });
     const user = { kind: 'user', organizationId: org, userId: randomUUID(), role: 'admin' };
-    const apiKey = { kind: 'api_key', organizationId: org, apiKeyId: key, apiKeyName: 'key 3', apiKeyShort: '000003', userId: null };
+    const apiKey = {
+      kind: 'api_key',
+      organizationId: org,
+      apiKeyId: key,
+      apiKeyName: 'key 3',
+      apiKeyShort: '000003',
+      userId: null,
+    };
     const list = async (principal, query) => {
       // Nest's NATS transport: a request is {pattern, data, id}; the reply carries {response | err}.
-      const message = { pattern: 'billing.v1.list-history', data: { principal, query: { page: 1, limit: 20, sortBy: 'createdAt', sortOrder: 'desc', ...query } }, id: randomUUID() };
-      const reply = (await nc.request('billing.v1.list-history', JSON.stringify(message), { timeout: 30_000 })).json();
-      if (reply.err) throw new Error(`list-history failed for ${JSON.stringify(query)}: ${JSON.stringify(reply.err)}`);
+      const message = {
+        pattern: 'billing.v1.list-history',
+        data: { principal, query: { page: 1, limit: 20, sortBy: 'createdAt', sortOrder: 'desc', ...query } },
+        id: randomUUID(),
+      };
+      const reply = (
+        await nc.request('billing.v1.list-history', JSON.stringify(message), { timeout: 30_000 })
+      ).json();
+      if (reply.err)
+        throw new Error(`list-history failed for ${JSON.stringify(query)}: ${JSON.stringify(reply.err)}`);
       return reply.response;
     };
     const cases = [];
     for (const sortBy of ['createdAt', 'clientCost']) {
-      for (const sortOrder of ['desc', 'asc']) cases.push([`sort ${sortBy} ${sortOrder}`, user, { sortBy, sortOrder }]);
+      for (const sortOrder of ['desc', 'asc'])
+        cases.push([`sort ${sortBy} ${sortOrder}`, user, { sortBy, sortOrder }]);
     }
     cases.push(
       ['page 500 (offset 9 980)', user, { page: 500 }],
       ['limit 100', user, { limit: 100 }],
       ['dateFrom+dateTo (one month)', user, { dateFrom: '2026-06-01T00:00:00Z', dateTo: '2026-06-30' }],
-      ['dateFrom+dateTo, sort clientCost', user, { dateFrom: '2026-06-01T00:00:00Z', dateTo: '2026-06-30', sortBy: 'clientCost' }],
+      [
+        'dateFrom+dateTo, sort clientCost',
+        user,
+        { dateFrom: '2026-06-01T00:00:00Z', dateTo: '2026-06-30', sortBy: 'clientCost' },
+      ],
       ['requestType=video (5 %)', user, { requestType: 'video' }],
       ['requestType=video, sort clientCost', user, { requestType: 'video', sortBy: 'clientCost' }],
       ['status=pending (1 %)', user, { status: 'pending' }],
@@ -214,10 +260,17 @@ async function main() {
         total = page.meta.total;
       }
       times.sort((a, b) => a - b);
-      results.push({ case: label, total, 'p50 ms': percentile(times, 50).toFixed(1), 'p99 ms': percentile(times, 99).toFixed(1) });
+      results.push({
+        case: label,
+        total,
+        'p50 ms': percentile(times, 50).toFixed(1),
+        'p99 ms': percentile(times, 99).toFixed(1),
+      });
       process.stdout.write('.');
     }
-    console.log(`\n\nList query through billing over NATS, ${RUNS} runs per case after ${WARMUP} warm-up runs:`);
+    console.log(
+      `\n\nList query through billing over NATS, ${RUNS} runs per case after ${WARMUP} warm-up runs:`,
+    );
     console.table(results);
   } finally {
     await nc?.close();

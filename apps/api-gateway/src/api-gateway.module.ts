@@ -2,7 +2,13 @@ import { DynamicModule, INestApplication, LoggerService, Module } from '@nestjs/
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { createValidationPipe, HttpErrorFilter, serviceTransport, TransportModule, TransportOptions } from '@gw/platform';
+import {
+  createValidationPipe,
+  HttpErrorFilter,
+  serviceTransport,
+  TransportModule,
+  TransportOptions,
+} from '@gw/platform';
 import { API_GATEWAY_ENV, ApiGatewayEnv } from './api-gateway.env';
 import { GatewayAuthModule } from './auth/gateway-auth.module';
 import { GatewayBillingModule } from './billing/gateway-billing.module';
@@ -52,8 +58,14 @@ export class ApiGatewayModule {
  * the error envelope, Swagger at /api/docs, and a subscription (no queue group, so every replica
  * gets it) to the broadcasts that invalidate cached credentials.
  */
-export async function createApiGatewayApp(options: ApiGatewayOptions, logger: LoggerService): Promise<INestApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(ApiGatewayModule.register(options), { logger, bodyParser: false });
+export async function createApiGatewayApp(
+  options: ApiGatewayOptions,
+  logger: LoggerService,
+): Promise<INestApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(ApiGatewayModule.register(options), {
+    logger,
+    bodyParser: false,
+  });
   // Browser apps call the API with a bearer key, as they may call OpenAI's or OpenRouter's; no cookie
   // authorizes anything here, so any origin may, and preflights are answered for ten minutes.
   app.enableCors({ origin: '*', exposedHeaders: ['Retry-After'], maxAge: 600 });
@@ -69,7 +81,10 @@ export async function createApiGatewayApp(options: ApiGatewayOptions, logger: Lo
       .setDescription('One API in front of several upstream model providers. Costs are in roubles (RUB).')
       .setVersion('1.0')
       .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'API key or console JWT' })
-      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN of the operator API' }, 'admin-token')
+      .addBearerAuth(
+        { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN of the operator API' },
+        'admin-token',
+      )
       .build(),
   );
   SwaggerModule.setup('api/docs', app, document, { jsonDocumentUrl: 'api/docs-json' });

@@ -1,6 +1,12 @@
 import { Controller, INestMicroservice, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { EventPattern, MessagePattern, MicroserviceOptions, Payload, RpcException } from '@nestjs/microservices';
+import {
+  EventPattern,
+  MessagePattern,
+  MicroserviceOptions,
+  Payload,
+  RpcException,
+} from '@nestjs/microservices';
 import { Test } from '@nestjs/testing';
 import {
   apiKeyHash,
@@ -41,7 +47,12 @@ class BillingLimitsStub {
     limitRequests.push(request);
     if (request.limits.some((l) => l.amount === '13')) {
       // This bare listener has no RpcErrorFilter, so the error goes out already in the transport's shape.
-      throw new RpcException({ status: 400, code: 'invalid_request', message: 'unlucky amount', param: 'limits[0].amount' });
+      throw new RpcException({
+        status: 400,
+        code: 'invalid_request',
+        message: 'unlucky amount',
+        param: 'limits[0].amount',
+      });
     }
     return {
       apiKeyId: request.apiKeyId,
@@ -383,10 +394,18 @@ describe('auth service over NATS and Postgres', () => {
       { period: 'day' as const, amount: '5.5' },
     ];
     await expect(
-      client.request(AuthContracts.consoleSetApiKeyLimits, { principal: memberPrincipal, id: created.id, limits }),
+      client.request(AuthContracts.consoleSetApiKeyLimits, {
+        principal: memberPrincipal,
+        id: created.id,
+        limits,
+      }),
     ).rejects.toMatchObject({ code: 'forbidden' });
     await expect(
-      client.request(AuthContracts.consoleSetApiKeyLimits, { principal: adminPrincipal, id: created.id, limits }),
+      client.request(AuthContracts.consoleSetApiKeyLimits, {
+        principal: adminPrincipal,
+        id: created.id,
+        limits,
+      }),
     ).resolves.toEqual({
       apiKeyId: created.id,
       limits: [
@@ -394,7 +413,8 @@ describe('auth service over NATS and Postgres', () => {
         { period: 'day', amount: '5.50000000' },
       ],
     });
-    const [listed] = (await client.request(AuthContracts.consoleListApiKeys, { principal: memberPrincipal })).data;
+    const [listed] = (await client.request(AuthContracts.consoleListApiKeys, { principal: memberPrincipal }))
+      .data;
     expect(listed).toMatchObject({
       limit: { period: 'day', amount: '5.50000000' },
       limits: [
@@ -403,9 +423,14 @@ describe('auth service over NATS and Postgres', () => {
       ],
     });
     await expect(
-      client.request(AuthContracts.adminSetApiKeyLimits, { organizationId: organization.id, id: created.id, limits: [] }),
+      client.request(AuthContracts.adminSetApiKeyLimits, {
+        organizationId: organization.id,
+        id: created.id,
+        limits: [],
+      }),
     ).resolves.toEqual({ apiKeyId: created.id, limits: [] });
-    const [cleared] = (await client.request(AuthContracts.consoleListApiKeys, { principal: adminPrincipal })).data;
+    const [cleared] = (await client.request(AuthContracts.consoleListApiKeys, { principal: adminPrincipal }))
+      .data;
     expect(cleared).not.toHaveProperty('limit');
     expect(cleared).not.toHaveProperty('limits');
   });
@@ -413,10 +438,17 @@ describe('auth service over NATS and Postgres', () => {
   it("refuses limits for another organization's key, malformed limits, and deletes a new key billing refused", async () => {
     const first = await organizationWithMembers();
     const second = await organizationWithMembers();
-    const foreign = await client.request(AuthContracts.adminCreateApiKey, { organizationId: second.organization.id, name: 'x' });
+    const foreign = await client.request(AuthContracts.adminCreateApiKey, {
+      organizationId: second.organization.id,
+      name: 'x',
+    });
     const calls = limitRequests.length;
     await expect(
-      client.request(AuthContracts.consoleSetApiKeyLimits, { principal: first.adminPrincipal, id: foreign.id, limits: [] }),
+      client.request(AuthContracts.consoleSetApiKeyLimits, {
+        principal: first.adminPrincipal,
+        id: foreign.id,
+        limits: [],
+      }),
     ).rejects.toMatchObject({ code: 'not_found', status: 404 });
     await expect(
       client.request(AuthContracts.adminSetApiKeyLimits, {
@@ -440,7 +472,9 @@ describe('auth service over NATS and Postgres', () => {
         limits: [{ period: 'day', amount: '13' }],
       }),
     ).rejects.toMatchObject({ code: 'invalid_request', param: 'limits[0].amount' });
-    expect((await client.request(AuthContracts.consoleListApiKeys, { principal: first.adminPrincipal })).data).toEqual([]);
+    expect(
+      (await client.request(AuthContracts.consoleListApiKeys, { principal: first.adminPrincipal })).data,
+    ).toEqual([]);
   });
 
   it('checks the role in the database, not the one the token claims', async () => {

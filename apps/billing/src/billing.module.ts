@@ -34,10 +34,7 @@ export class BillingModule {
     const database = billingDatabase(options.env.DATABASE_URL);
     return {
       module: BillingModule,
-      imports: [
-        TransportModule.forRoot(options.transport),
-        ServiceDatabaseModule.register(database),
-      ],
+      imports: [TransportModule.forRoot(options.transport), ServiceDatabaseModule.register(database)],
       controllers: [LedgerHandler, HistoryHandler, SpendingLimitHandler],
       providers: [
         { provide: BILLING_ENV, useValue: options.env },

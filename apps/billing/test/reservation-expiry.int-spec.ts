@@ -86,7 +86,13 @@ describe('billing releases reservations that are never settled', () => {
       query: { page: 1, limit: 20, sortBy: 'createdAt', sortOrder: 'desc', status: 'failed' },
     });
     expect(page.items).toEqual([
-      expect.objectContaining({ id: abandoned, status: 'failed', cost: '0.00000000', usage: null, model: 'demo/chat' }),
+      expect.objectContaining({
+        id: abandoned,
+        status: 'failed',
+        cost: '0.00000000',
+        usage: null,
+        model: 'demo/chat',
+      }),
     ]);
     await expect(app.balance(org)).resolves.toBe('5.00000000');
   });
@@ -105,7 +111,9 @@ describe('billing releases reservations that are never settled', () => {
     await expect(reserve(org, `gen_${randomUUID()}`, '1', '1', key)).rejects.toMatchObject({
       code: 'spending_limit_exceeded',
     });
-    await expectEventually(async () => expect(await status(abandoned)).toBe('released'), { timeoutMs: 5_000 });
+    await expectEventually(async () => expect(await status(abandoned)).toBe('released'), {
+      timeoutMs: 5_000,
+    });
     await expect(reserve(org, `gen_${randomUUID()}`, '3', '3', key)).resolves.toMatchObject({
       reservedAmount: '3.00000000',
     });
@@ -116,9 +124,12 @@ describe('billing releases reservations that are never settled', () => {
     await app.credit(org, '5');
     const event = finishedEvent(org, { cost: '4' });
     await reserve(org, event.generationId, '1', '1');
-    await expectEventually(async () => expect(await generation(event.generationId)).toMatchObject({ status: 'failed' }), {
-      timeoutMs: 5_000,
-    });
+    await expectEventually(
+      async () => expect(await generation(event.generationId)).toMatchObject({ status: 'failed' }),
+      {
+        timeoutMs: 5_000,
+      },
+    );
     await app.publish(event);
     await app.publish(event);
     await expectEventually(async () => expect(await status(event.generationId)).toBe('settled'));
@@ -136,7 +147,9 @@ describe('billing releases reservations that are never settled', () => {
     await expectEventually(async () => expect(await generation(sentinel.generationId)).toBeDefined());
     await expect(app.balance(org)).resolves.toBe('4.00000000');
     expect(
-      await app.count(`billing.ledger_entries WHERE generation_id = $1 AND kind = 'charge'`, [event.generationId]),
+      await app.count(`billing.ledger_entries WHERE generation_id = $1 AND kind = 'charge'`, [
+        event.generationId,
+      ]),
     ).toBe(1);
   });
 
@@ -145,14 +158,19 @@ describe('billing releases reservations that are never settled', () => {
     await app.credit(org, '3');
     const late = finishedEvent(org, { cost: '3' });
     await reserve(org, late.generationId, '3', '3');
-    await expectEventually(async () => expect(await status(late.generationId)).toBe('released'), { timeoutMs: 5_000 });
+    await expectEventually(async () => expect(await status(late.generationId)).toBe('released'), {
+      timeoutMs: 5_000,
+    });
     const other = finishedEvent(org, { cost: '2.5' });
     await reserve(org, other.generationId, '3', '3');
     await app.publish(other);
     await expectEventually(async () => expect(await app.balance(org)).toBe('0.50000000'));
     await app.publish(late);
     await expectEventually(async () =>
-      expect(await generation(late.generationId)).toMatchObject({ status: 'completed', client_cost: '0.50000000' }),
+      expect(await generation(late.generationId)).toMatchObject({
+        status: 'completed',
+        client_cost: '0.50000000',
+      }),
     );
     await expect(app.balance(org)).resolves.toBe('0.00000000');
   });

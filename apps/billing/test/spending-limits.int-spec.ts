@@ -21,7 +21,13 @@ describe('billing spending limits per API key over NATS and Postgres', () => {
     minAmount = maxAmount,
     generationId = `gen_${randomUUID()}`,
   ) =>
-    app.rpc.request(BillingContracts.reserve, { generationId, organizationId, apiKeyId, maxAmount, minAmount });
+    app.rpc.request(BillingContracts.reserve, {
+      generationId,
+      organizationId,
+      apiKeyId,
+      maxAmount,
+      minAmount,
+    });
   const setLimits = (organizationId: string, apiKeyId: string, limits: SpendingLimit[]) =>
     app.rpc.request(BillingContracts.setKeyLimits, { organizationId, apiKeyId, limits });
   /** Reserves and settles one generation at `cost`, waiting until billing has recorded it. */
@@ -42,24 +48,35 @@ describe('billing spending limits per API key over NATS and Postgres', () => {
   it('lets exactly 10 of 100 parallel reservations through a balance that covers 10, never below zero', async () => {
     const org = randomUUID();
     await app.credit(org, '10');
-    const results = await Promise.allSettled(Array.from({ length: 100 }, () => reserve(org, randomUUID(), '1')));
+    const results = await Promise.allSettled(
+      Array.from({ length: 100 }, () => reserve(org, randomUUID(), '1')),
+    );
     const granted = results.filter((r) => r.status === 'fulfilled');
     expect(granted).toHaveLength(10);
     for (const r of results.filter((r) => r.status === 'rejected')) {
-      expect((r as PromiseRejectedResult).reason).toMatchObject({ code: 'insufficient_balance', status: 402 });
+      expect((r as PromiseRejectedResult).reason).toMatchObject({
+        code: 'insufficient_balance',
+        status: 402,
+      });
     }
     const holds = await app.sql.query(
       `SELECT coalesce(sum(amount), 0) AS held FROM billing.reservations WHERE organization_id = $1 AND status = 'held'`,
       [org],
     );
     expect(holds[0].held).toBe('10.00000000');
-    const reserved = (granted as PromiseFulfilledResult<{ generationId: string }>[]).map((r) => r.value.generationId);
+    const reserved = (granted as PromiseFulfilledResult<{ generationId: string }>[]).map(
+      (r) => r.value.generationId,
+    );
     for (const generationId of reserved) await app.publish(finishedEvent(org, { generationId, cost: '1' }));
     // An event with no reservation behind it is charged only from what is free, so it cannot overdraw either.
     await app.publish(finishedEvent(org, { cost: '1' }));
-    await expectEventually(async () => expect(await app.count(`billing.generations WHERE organization_id = $1`, [org])).toBe(11));
+    await expectEventually(async () =>
+      expect(await app.count(`billing.generations WHERE organization_id = $1`, [org])).toBe(11),
+    );
     await expect(app.balance(org)).resolves.toBe('0.00000000');
-    expect(await app.count(`billing.ledger_entries WHERE organization_id = $1 AND balance_after < 0`, [org])).toBe(0);
+    expect(
+      await app.count(`billing.ledger_entries WHERE organization_id = $1 AND balance_after < 0`, [org]),
+    ).toBe(0);
   });
 
   it("lets exactly 10 of 100 parallel reservations, spread over two replicas, through a key's day limit that covers 10", async () => {
@@ -80,7 +97,8 @@ describe('billing spending limits per API key over NATS and Postgres', () => {
       [key],
     );
     expect(counters).toHaveLength(4);
-    for (const counter of counters) expect(counter).toMatchObject({ held: '10.00000000', spent: '0.00000000' });
+    for (const counter of counters)
+      expect(counter).toMatchObject({ held: '10.00000000', spent: '0.00000000' });
   });
 
   it('caps a flexible reservation at what the tightest limit still allows, and refuses below minAmount', async () => {
@@ -92,7 +110,9 @@ describe('billing spending limits per API key over NATS and Postgres', () => {
     await expect(reserve(org, key, '10', '1')).resolves.toMatchObject({ reservedAmount: '3.00000000' });
     await expect(reserve(org, key, '10', '0')).rejects.toMatchObject({ code: 'spending_limit_exceeded' });
     await expect(reserve(org, null, '10', '1')).resolves.toMatchObject({ reservedAmount: '10.00000000' });
-    await expect(reserve(org, randomUUID(), '10', '1')).resolves.toMatchObject({ reservedAmount: '10.00000000' });
+    await expect(reserve(org, randomUUID(), '10', '1')).resolves.toMatchObject({
+      reservedAmount: '10.00000000',
+    });
   });
 
   it('frees a released hold and counts a settled charge, not the hold', async () => {
@@ -101,8 +121,12 @@ describe('billing spending limits per API key over NATS and Postgres', () => {
     const failed = `gen_${randomUUID()}`;
     await reserve(org, key, '2', '2', failed);
     await expect(reserve(org, key, '1')).rejects.toMatchObject({ code: 'spending_limit_exceeded' });
-    await app.publish(finishedEvent(org, { generationId: failed, apiKeyId: key, status: 'failed', cost: '0' }));
-    await expectEventually(async () => expect(await reserve(org, key, '2', '0.5')).toMatchObject({ reservedAmount: '2.00000000' }));
+    await app.publish(
+      finishedEvent(org, { generationId: failed, apiKeyId: key, status: 'failed', cost: '0' }),
+    );
+    await expectEventually(async () =>
+      expect(await reserve(org, key, '2', '0.5')).toMatchObject({ reservedAmount: '2.00000000' }),
+    );
     const { org: org2, key: key2 } = await newKey();
     await setLimits(org2, key2, [{ period: 'day', amount: '2' }]);
     const cheap = `gen_${randomUUID()}`;
@@ -135,12 +159,16 @@ describe('billing spending limits per API key over NATS and Postgres', () => {
       message: expect.stringContaining('week limit'),
     });
     app.clock.set('2026-11-29T23:59:59.000Z'); // Sunday: still the same week
-    await expect(reserve(org, key, '0.01')).rejects.toMatchObject({ message: expect.stringContaining('week limit') });
+    await expect(reserve(org, key, '0.01')).rejects.toMatchObject({
+      message: expect.stringContaining('week limit'),
+    });
     app.clock.set('2026-11-30T00:00:00.000Z'); // Monday
     await spend(org, key, '2');
     // 10 spent in November: the new week leaves 6 and the new day 3, but the month only 2.
     await expect(reserve(org, key, '5', '0')).resolves.toMatchObject({ reservedAmount: '2.00000000' });
-    await expect(reserve(org, key, '0.01')).rejects.toMatchObject({ message: expect.stringContaining('month limit') });
+    await expect(reserve(org, key, '0.01')).rejects.toMatchObject({
+      message: expect.stringContaining('month limit'),
+    });
     app.clock.set('2026-12-01T00:00:00.000Z');
     // A new month and day; the week still counts 2 spent and 2 held.
     await expect(reserve(org, key, '5', '0')).resolves.toMatchObject({ reservedAmount: '4.00000000' });
@@ -160,7 +188,9 @@ describe('billing spending limits per API key over NATS and Postgres', () => {
           `SELECT window_start, held, spent FROM billing.spending_counters WHERE api_key_id = $1 AND period = 'day'`,
           [key],
         ),
-      ).toEqual([{ window_start: new Date('2026-11-10T00:00:00.000Z'), held: '0.00000000', spent: '4.00000000' }]),
+      ).toEqual([
+        { window_start: new Date('2026-11-10T00:00:00.000Z'), held: '0.00000000', spent: '4.00000000' },
+      ]),
     );
     await expect(reserve(org, key, '5')).resolves.toMatchObject({ reservedAmount: '5.00000000' });
   });
@@ -199,7 +229,14 @@ describe('billing spending limits per API key over NATS and Postgres', () => {
   });
 
   it.each([
-    ['a repeated period', [{ period: 'day', amount: '1' }, { period: 'day', amount: '2' }], 'limits[1].period'],
+    [
+      'a repeated period',
+      [
+        { period: 'day', amount: '1' },
+        { period: 'day', amount: '2' },
+      ],
+      'limits[1].period',
+    ],
     ['an unknown period', [{ period: 'year', amount: '1' }], 'limits[0].period'],
     ['a negative amount', [{ period: 'day', amount: '-1' }], 'limits[0].amount'],
     ['a number for an amount', [{ period: 'day', amount: 1 }], 'limits[0].amount'],

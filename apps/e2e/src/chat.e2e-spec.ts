@@ -25,9 +25,11 @@ describe('chat completions over HTTP (embedded app)', () => {
     await gateway?.stop();
   });
 
-  const chat = (key: string, body: Record<string, unknown>) => http('POST', `${api}/v1/chat/completions`, { token: key, body });
+  const chat = (key: string, body: Record<string, unknown>) =>
+    http('POST', `${api}/v1/chat/completions`, { token: key, body });
   const user = (text: string) => [{ role: 'user', content: text }];
-  const balance = async (key: string) => new Decimal((await http('GET', `${api}/v1/balance`, { token: key })).body.amount);
+  const balance = async (key: string) =>
+    new Decimal((await http('GET', `${api}/v1/balance`, { token: key })).body.amount);
   const detail = (key: string, id: string) =>
     expectEventually(async () => {
       const res = await http('GET', `${api}/v1/history/generations/${id}`, { token: key });
@@ -51,18 +53,37 @@ describe('chat completions over HTTP (embedded app)', () => {
       ['a key without =', { model: 'demo/chat@allow_fallbacks' }],
       ['a value containing =', { model: 'demo/chat@provider=Mock=Alpha' }],
       ['a value outside the allowed ones', { model: 'demo/chat@allow_fallbacks=no' }],
-      ['provider= with a provider object in the body', { model: 'demo/chat@provider=Mock Beta', provider: { ignore: ['Mock Alpha'] } }],
-      ['reasoning_effort= with reasoning.effort', { model: 'demo/chat@reasoning_effort=low', reasoning: { effort: 'low' } }],
-      ['reasoning_effort= with the top-level reasoning_effort', { model: 'demo/chat@reasoning_effort=low', reasoning_effort: 'high' }],
-      ['allow_fallbacks= with provider.allow_fallbacks', { model: 'demo/chat@allow_fallbacks=true', provider: { allow_fallbacks: true } }],
+      [
+        'provider= with a provider object in the body',
+        { model: 'demo/chat@provider=Mock Beta', provider: { ignore: ['Mock Alpha'] } },
+      ],
+      [
+        'reasoning_effort= with reasoning.effort',
+        { model: 'demo/chat@reasoning_effort=low', reasoning: { effort: 'low' } },
+      ],
+      [
+        'reasoning_effort= with the top-level reasoning_effort',
+        { model: 'demo/chat@reasoning_effort=low', reasoning_effort: 'high' },
+      ],
+      [
+        'allow_fallbacks= with provider.allow_fallbacks',
+        { model: 'demo/chat@allow_fallbacks=true', provider: { allow_fallbacks: true } },
+      ],
     ])('answers 400 on model for %s', async (_label, body) => {
       const res = await chat(shared.apiKey, { ...body, messages: user('hi') });
       expect(res.status).toBe(400);
-      expect(res.body.error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_request', param: 'model' });
+      expect(res.body.error).toMatchObject({
+        type: 'invalid_request_error',
+        code: 'invalid_request',
+        param: 'model',
+      });
     });
 
     it('answers 400 on reasoning.effort for an effort the model does not support', async () => {
-      const res = await chat(shared.apiKey, { model: 'demo/chat@reasoning_effort=xhigh', messages: user('hi') });
+      const res = await chat(shared.apiKey, {
+        model: 'demo/chat@reasoning_effort=xhigh',
+        messages: user('hi'),
+      });
       expect(res.status).toBe(400);
       expect(res.body.error).toMatchObject({ code: 'invalid_request', param: 'reasoning.effort' });
     });
@@ -73,7 +94,11 @@ describe('chat completions over HTTP (embedded app)', () => {
     ])('selects Mock Beta by %s and answers the canonical model id', async (_label, body) => {
       const res = await chat(shared.apiKey, { ...body, messages: user('which one') });
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ model: 'demo/chat', provider: 'Mock Beta', choices: [{ message: { content: 'which one' } }] });
+      expect(res.body).toMatchObject({
+        model: 'demo/chat',
+        provider: 'Mock Beta',
+        choices: [{ message: { content: 'which one' } }],
+      });
     });
   });
 
@@ -83,7 +108,11 @@ describe('chat completions over HTTP (embedded app)', () => {
       const res = await chat(org.apiKey, { model: 'demo/chat-fallback', messages: user('fell back') });
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ model: 'demo/chat-fallback', provider: 'Mock Alpha' });
-      expect(await detail(org.apiKey, res.body.id)).toMatchObject({ status: 'completed', finalEndpointSlug: 'Mock Alpha', attemptsCount: 2 });
+      expect(await detail(org.apiKey, res.body.id)).toMatchObject({
+        status: 'completed',
+        finalEndpointSlug: 'Mock Alpha',
+        attemptsCount: 2,
+      });
     });
 
     it.each([
@@ -96,7 +125,11 @@ describe('chat completions over HTTP (embedded app)', () => {
     });
 
     it('answers 503 no_provider_available when no provider fits max_price', async () => {
-      const res = await chat(shared.apiKey, { model: 'demo/chat', provider: { max_price: { prompt: '1' } }, messages: user('too cheap') });
+      const res = await chat(shared.apiKey, {
+        model: 'demo/chat',
+        provider: { max_price: { prompt: '1' } },
+        messages: user('too cheap'),
+      });
       expect(res.status).toBe(503);
       expect(res.body.error).toMatchObject({ code: 'no_provider_available' });
     });
@@ -112,7 +145,8 @@ describe('chat completions over HTTP (embedded app)', () => {
       const generation = await onlyGeneration(org.apiKey);
       expect(generation).toMatchObject({ status: 'failed', attemptsCount: 2 });
       expect(new Decimal(generation.clientCost).isZero()).toBe(true);
-      const listed = (await http('GET', `${api}/v1/history/generations`, { token: org.apiKey })).body.items[0];
+      const listed = (await http('GET', `${api}/v1/history/generations`, { token: org.apiKey })).body
+        .items[0];
       expect(listed.status).toBe('failed');
       expect(new Decimal(listed.cost).isZero()).toBe(true);
       expect((await balance(org.apiKey)).toString()).toBe(before.toString());
@@ -121,16 +155,26 @@ describe('chat completions over HTTP (embedded app)', () => {
     it('bills what a stream produced before the provider cut it: an error event, no [DONE]', async () => {
       const org = await seedOrganization(api, adminToken, '10.00');
       const before = await balance(org.apiKey);
-      const res = await chat(org.apiKey, { model: 'demo/chat', stream: true, provider: { only: ['Mock Alpha'] }, messages: user('one two three [[drop]]') });
+      const res = await chat(org.apiKey, {
+        model: 'demo/chat',
+        stream: true,
+        provider: { only: ['Mock Alpha'] },
+        messages: user('one two three [[drop]]'),
+      });
       expect(res.status).toBe(200);
       const data = sseData(res.text);
       expect(data).not.toContain('[DONE]');
-      expect(JSON.parse(data.at(-1) as string).error).toMatchObject({ code: 'upstream_error', type: 'api_error' });
+      expect(JSON.parse(data.at(-1) as string).error).toMatchObject({
+        code: 'upstream_error',
+        type: 'api_error',
+      });
       const id = JSON.parse(data[0]).id as string;
       const generation = await detail(org.apiKey, id);
       expect(generation).toMatchObject({ status: 'failed', isCancelled: false });
       expect(new Decimal(generation.clientCost).greaterThan(0)).toBe(true);
-      await expectEventually(async () => expect((await balance(org.apiKey)).toString()).toBe(before.minus(generation.clientCost).toString()));
+      await expectEventually(async () =>
+        expect((await balance(org.apiKey)).toString()).toBe(before.minus(generation.clientCost).toString()),
+      );
     });
 
     it('marks a stream the client abandoned before output as cancelled', async () => {
@@ -139,7 +183,11 @@ describe('chat completions over HTTP (embedded app)', () => {
       const pending = fetch(`${api}/v1/chat/completions`, {
         method: 'POST',
         headers: { authorization: `Bearer ${org.apiKey}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'demo/chat', stream: true, messages: user('[[delay:3000]] never mind') }),
+        body: JSON.stringify({
+          model: 'demo/chat',
+          stream: true,
+          messages: user('[[delay:3000]] never mind'),
+        }),
         signal: abort.signal,
       }).catch((err: unknown) => err);
       await new Promise((resolve) => setTimeout(resolve, 500));
@@ -157,7 +205,11 @@ describe('chat completions over HTTP (embedded app)', () => {
       const response = await fetch(`${api}/v1/chat/completions`, {
         method: 'POST',
         headers: { authorization: `Bearer ${org.apiKey}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'demo/chat', stream: true, messages: user('a b c d e f g h [[slow:300]]') }),
+        body: JSON.stringify({
+          model: 'demo/chat',
+          stream: true,
+          messages: user('a b c d e f g h [[slow:300]]'),
+        }),
         signal: abort.signal,
       });
       const reader = (response.body as ReadableStream<Uint8Array>).getReader();
@@ -167,20 +219,29 @@ describe('chat completions over HTTP (embedded app)', () => {
       expect(generation).toMatchObject({ isCancelled: true, finalEndpointSlug: 'Mock Alpha' });
       expect(generation.usage.completion_tokens).toBeLessThan(8);
       expect(new Decimal(generation.clientCost).greaterThan(0)).toBe(true);
-      await expectEventually(async () => expect((await balance(org.apiKey)).toString()).toBe(before.minus(generation.clientCost).toString()));
+      await expectEventually(async () =>
+        expect((await balance(org.apiKey)).toString()).toBe(before.minus(generation.clientCost).toString()),
+      );
     });
   });
 
   it('costs the same streamed and not streamed', async () => {
     for (const provider of ['Mock Alpha', 'Mock Beta']) {
-      const body = { model: 'demo/chat', provider: { only: [provider] }, messages: [{ role: 'system', content: 'be exact' }, ...user('the same words twice')] };
+      const body = {
+        model: 'demo/chat',
+        provider: { only: [provider] },
+        messages: [{ role: 'system', content: 'be exact' }, ...user('the same words twice')],
+      };
       const plain = await chat(shared.apiKey, body);
       const streamed = await chat(shared.apiKey, { ...body, stream: true });
       const chunks = sseData(streamed.text);
       expect(chunks.at(-1)).toBe('[DONE]');
       const last = JSON.parse(chunks.at(-2) as string);
       expect(last.usage).toEqual(plain.body.usage);
-      const [a, b] = await Promise.all([detail(shared.apiKey, plain.body.id), detail(shared.apiKey, last.id)]);
+      const [a, b] = await Promise.all([
+        detail(shared.apiKey, plain.body.id),
+        detail(shared.apiKey, last.id),
+      ]);
       expect(a.clientCost).toBe(b.clientCost);
       expect(new Decimal(a.clientCost).greaterThan(0)).toBe(true);
     }

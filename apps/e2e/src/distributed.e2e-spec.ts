@@ -7,7 +7,11 @@ const ADMIN_TOKEN = 'e2e-admin-token-0123456789';
 
 /** Each service its own process, over a real nats-server and the machine's Postgres. */
 describe('distributed mode', () => {
-  const stack = new DistributedStack({ database: 'e2e_distributed', adminToken: ADMIN_TOKEN, jwtSecret: 'e2e-jwt-secret-0123456789' });
+  const stack = new DistributedStack({
+    database: 'e2e_distributed',
+    adminToken: ADMIN_TOKEN,
+    jwtSecret: 'e2e-jwt-secret-0123456789',
+  });
 
   beforeAll(() => stack.start(), 120_000);
 
@@ -19,7 +23,8 @@ describe('distributed mode', () => {
       body: { model: 'demo/chat', messages: [{ role: 'user', content }], ...extra },
     });
 
-  const balanceOf = async (apiKey: string) => new Decimal((await http('GET', `${stack.api}/v1/balance`, { token: apiKey })).body.amount);
+  const balanceOf = async (apiKey: string) =>
+    new Decimal((await http('GET', `${stack.api}/v1/balance`, { token: apiKey })).body.amount);
 
   it('serves a plain and a streamed chat across processes and records them', async () => {
     const org = await seedOrganization(stack.api, ADMIN_TOKEN, '100.00');
@@ -32,7 +37,10 @@ describe('distributed mode', () => {
     await expectEventually(async () => {
       const res = await http('GET', `${stack.api}/v1/history/generations`, { token: org.apiKey });
       expect(res.body.meta.total).toBe(2);
-      const charged = res.body.items.reduce((sum: Decimal, item: { cost: string }) => sum.plus(item.cost), new Decimal(0));
+      const charged = res.body.items.reduce(
+        (sum: Decimal, item: { cost: string }) => sum.plus(item.cost),
+        new Decimal(0),
+      );
       expect(charged.greaterThan(0)).toBe(true);
       expect((await balanceOf(org.apiKey)).toString()).toBe(new Decimal('100').minus(charged).toString());
     });
@@ -41,7 +49,9 @@ describe('distributed mode', () => {
   it('never takes a small balance below zero under parallel chats', async () => {
     const org = await seedOrganization(stack.api, ADMIN_TOKEN, '0.05');
     const results = await Promise.all(
-      Array.from({ length: 24 }, (_, i) => chat(org.apiKey, `parallel request number ${i} with a few words`, { max_tokens: 64 })),
+      Array.from({ length: 24 }, (_, i) =>
+        chat(org.apiKey, `parallel request number ${i} with a few words`, { max_tokens: 64 }),
+      ),
     );
     const statuses = results.map((r) => r.status);
     expect(statuses.every((s) => s === 200 || s === 402)).toBe(true);
@@ -60,7 +70,9 @@ describe('distributed mode', () => {
 
   it('charges every completed chat exactly once when billing is killed and restarted', async () => {
     const org = await seedOrganization(stack.api, ADMIN_TOKEN, '100.00');
-    const inFlight = Array.from({ length: 6 }, (_, i) => chat(org.apiKey, `[[delay:1500]] survive the crash ${i}`));
+    const inFlight = Array.from({ length: 6 }, (_, i) =>
+      chat(org.apiKey, `[[delay:1500]] survive the crash ${i}`),
+    );
     await expectEventually(() => expect(stack.apps.get('mock-upstream')).toBeDefined());
     await new Promise((resolve) => setTimeout(resolve, 500));
     await stack.apps.get('billing')!.stop('SIGKILL');
@@ -68,13 +80,21 @@ describe('distributed mode', () => {
     const completed = results.filter((r) => r.status === 200);
     expect(completed.length).toBeGreaterThan(0);
     await stack.startService('billing');
-    const expectedSpend = completed.reduce((sum, r) => sum.plus(new Decimal(r.body.usage.cost_rub)), new Decimal(0));
+    const expectedSpend = completed.reduce(
+      (sum, r) => sum.plus(new Decimal(r.body.usage.cost_rub)),
+      new Decimal(0),
+    );
     await expectEventually(
       async () => {
-        const history = await http('GET', `${stack.api}/v1/history/generations?limit=100`, { token: org.apiKey });
+        const history = await http('GET', `${stack.api}/v1/history/generations?limit=100`, {
+          token: org.apiKey,
+        });
         const ids = history.body.items.map((item: { id: string }) => item.id);
         for (const r of completed) expect(ids.filter((id: string) => id === r.body.id)).toHaveLength(1);
-        expect((await balanceOf(org.apiKey)).toNumber()).toBeCloseTo(new Decimal(100).minus(expectedSpend).toNumber(), 7);
+        expect((await balanceOf(org.apiKey)).toNumber()).toBeCloseTo(
+          new Decimal(100).minus(expectedSpend).toNumber(),
+          7,
+        );
       },
       { timeoutMs: 20_000 },
     );

@@ -32,7 +32,13 @@ describe('embedded mode (npm start)', () => {
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'gw-embedded-'));
     const port = await freePort();
-    env = { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(await freePort()), SYNC_WAIT_MS: '5000' };
+    env = {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      EMBEDDED_PG_PORT: String(await freePort()),
+      SYNC_WAIT_MS: '5000',
+    };
     api = `http://127.0.0.1:${port}/api`;
     ({ key: apiKey, token: adminToken } = await start());
   }, 120_000);
@@ -43,7 +49,11 @@ describe('embedded mode (npm start)', () => {
   });
 
   it('prints curl lines that work as printed', async () => {
-    const lines = app.output().split('\n').map((l) => l.trim()).filter((l) => l.startsWith('curl '));
+    const lines = app
+      .output()
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l.startsWith('curl '));
     expect(lines).toHaveLength(5);
     const outputs = await Promise.all(lines.map((line) => run('bash', ['-c', line]).then((r) => r.stdout)));
     const [models, chat, stream, balance, history] = outputs;
@@ -73,7 +83,10 @@ describe('embedded mode (npm start)', () => {
     // every generation of the demo key charged exactly its cost against the initial credit.
     await expectEventually(async () => {
       const history = await http('GET', `${api}/v1/history/generations?limit=100`, { token: apiKey });
-      const charged = history.body.items.reduce((sum: Decimal, item: { cost: string }) => sum.plus(item.cost), new Decimal(0));
+      const charged = history.body.items.reduce(
+        (sum: Decimal, item: { cost: string }) => sum.plus(item.cost),
+        new Decimal(0),
+      );
       const balance = new Decimal((await http('GET', `${api}/v1/balance`, { token: apiKey })).body.amount);
       expect(balance.toString()).toBe(new Decimal(DEMO_CREDIT).minus(charged).toString());
     });
@@ -99,8 +112,12 @@ describe('embedded mode (npm start)', () => {
     expect(missing.body.error).toMatchObject({ type: 'authentication_error' });
     const wrong = await http('GET', `${api}/v1/balance`, { token: 'sk-gw-not-a-key' });
     expect(wrong.status).toBe(401);
-    expect((await http('POST', `${api}/admin/organizations`, { token: apiKey, body: { name: 'x' } })).status).toBe(401);
-    expect((await http('POST', `${api}/admin/organizations`, { token: adminToken, body: { name: 'ok' } })).status).toBe(201);
+    expect(
+      (await http('POST', `${api}/admin/organizations`, { token: apiKey, body: { name: 'x' } })).status,
+    ).toBe(401);
+    expect(
+      (await http('POST', `${api}/admin/organizations`, { token: adminToken, body: { name: 'ok' } })).status,
+    ).toBe(201);
   });
 
   it('answers malformed input and unknown routes with the envelope, never a 500', async () => {
@@ -110,7 +127,10 @@ describe('embedded mode (npm start)', () => {
       body: '{"model": "demo/chat", ',
     });
     expect(badJson.status).toBe(400);
-    expect(((await badJson.json()) as { error: unknown }).error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_request' });
+    expect(((await badJson.json()) as { error: unknown }).error).toMatchObject({
+      type: 'invalid_request_error',
+      code: 'invalid_request',
+    });
     const unknownField = await http('POST', `${api}/v1/chat/completions`, {
       token: apiKey,
       body: { model: 'demo/chat', prompt: 'hi', temprature: 1 },
@@ -123,13 +143,20 @@ describe('embedded mode (npm start)', () => {
     });
     expect(outOfRange.status).toBe(400);
     expect(outOfRange.body.error.param).toBe('temperature');
-    const unknownModel = await http('POST', `${api}/v1/chat/completions`, { token: apiKey, body: { model: 'nope/none', prompt: 'hi' } });
+    const unknownModel = await http('POST', `${api}/v1/chat/completions`, {
+      token: apiKey,
+      body: { model: 'nope/none', prompt: 'hi' },
+    });
     expect(unknownModel.status).toBe(400);
     expect(unknownModel.body.error.param).toBe('model');
     const unknownRoute = await http('GET', `${api}/v1/nothing-here`, { token: apiKey });
     expect(unknownRoute.status).toBe(404);
     expect(unknownRoute.body.error.type).toBe('not_found_error');
-    const unknownGeneration = await http('GET', `${api}/v1/history/generations/gen-00000000-0000-0000-0000-000000000000`, { token: apiKey });
+    const unknownGeneration = await http(
+      'GET',
+      `${api}/v1/history/generations/gen-00000000-0000-0000-0000-000000000000`,
+      { token: apiKey },
+    );
     expect(unknownGeneration.status).toBe(404);
   });
 
@@ -154,10 +181,16 @@ describe('embedded mode (npm start)', () => {
 
   it('takes a demotion into account at once, although the console token still says admin', async () => {
     const seeded = await seedOrganization(api, adminToken, '1.00');
-    const login = await http('POST', `${api}/auth/login`, { body: { email: seeded.email, password: seeded.password } });
+    const login = await http('POST', `${api}/auth/login`, {
+      body: { email: seeded.email, password: seeded.password },
+    });
     const token = login.body.access_token;
     expect((await http('GET', `${api}/v1/storage/stats`, { token })).status).toBe(200);
-    const demoted = await http('PUT', `${api}/admin/organizations/${seeded.organizationId}/members/${seeded.userId}`, { token: adminToken, body: { role: 'member' } });
+    const demoted = await http(
+      'PUT',
+      `${api}/admin/organizations/${seeded.organizationId}/members/${seeded.userId}`,
+      { token: adminToken, body: { role: 'member' } },
+    );
     expect(demoted.status).toBe(200);
     const stats = await http('GET', `${api}/v1/storage/stats`, { token });
     expect(stats.status).toBe(403);
@@ -167,7 +200,16 @@ describe('embedded mode (npm start)', () => {
   it('serves Swagger UI and the OpenAPI document with every route', async () => {
     const doc = await http('GET', `${api}/docs-json`);
     expect(doc.status).toBe(200);
-    for (const path of ['/api/v1/chat/completions', '/api/v2/chat/completions', '/api/v1/models', '/api/v1/balance', '/api/v1/history/generations', '/api/v1/history/generations/{id}', '/api/admin/users', '/api/auth/login']) {
+    for (const path of [
+      '/api/v1/chat/completions',
+      '/api/v2/chat/completions',
+      '/api/v1/models',
+      '/api/v1/balance',
+      '/api/v1/history/generations',
+      '/api/v1/history/generations/{id}',
+      '/api/admin/users',
+      '/api/auth/login',
+    ]) {
       expect(Object.keys(doc.body.paths)).toContain(path);
     }
     const ui = await http('GET', `${api}/docs`);
@@ -178,19 +220,28 @@ describe('embedded mode (npm start)', () => {
   it('publishes an OpenAPI document whose references all resolve and whose paging parameters are integers', async () => {
     const doc = (await http('GET', `${api}/docs-json`)).body;
     const text = JSON.stringify(doc);
-    const references = [...new Set([...text.matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((match) => match[1]))];
+    const references = [
+      ...new Set([...text.matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((match) => match[1])),
+    ];
     expect(references.length).toBeGreaterThan(10);
     expect(references.filter((name) => !(name in doc.components.schemas))).toEqual([]);
     expect(Object.keys(doc.components.schemas)).not.toContain('Object');
-    const transcription = doc.paths['/api/v1/audio/transcriptions'].post.responses['200'].content['application/json'].schema;
+    const transcription =
+      doc.paths['/api/v1/audio/transcriptions'].post.responses['200'].content['application/json'].schema;
     expect(transcription).toEqual({ $ref: '#/components/schemas/TranscriptionResultDto' });
     expect(Object.keys(doc.components.schemas.TranscriptionResultDto.properties)).toEqual(
       expect.arrayContaining(['text', 'language', 'duration', 'segments', 'words', 'model', 'usage']),
     );
     for (const path of ['/api/v1/history/generations', '/api/v1/storage/files']) {
-      const parameters = doc.paths[path].get.parameters as { name: string; schema: Record<string, unknown> }[];
+      const parameters = doc.paths[path].get.parameters as {
+        name: string;
+        schema: Record<string, unknown>;
+      }[];
       for (const name of ['page', 'limit']) {
-        expect(parameters.find((parameter) => parameter.name === name)?.schema).toMatchObject({ type: 'integer', minimum: 1 });
+        expect(parameters.find((parameter) => parameter.name === name)?.schema).toMatchObject({
+          type: 'integer',
+          minimum: 1,
+        });
       }
     }
   });

@@ -58,7 +58,8 @@ describe('history and spending limits over HTTP (embedded)', () => {
     expect(item).toBeDefined();
     return item as Item;
   };
-  const list = (token: string, query = '') => http<Page>('GET', `${api}/v1/history/generations${query}`, { token });
+  const list = (token: string, query = '') =>
+    http<Page>('GET', `${api}/v1/history/generations${query}`, { token });
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'gw-history-'));
@@ -73,7 +74,10 @@ describe('history and spending limits over HTTP (embedded)', () => {
     [, adminToken] = await app.waitFor(/Admin token\s+(\S+)/, 90_000);
     api = `http://127.0.0.1:${port}/api`;
     await app.waitFor(/curl -s \S+\/v1\/history\/generations.*\n/);
-    [org, other] = await Promise.all([seedOrganization(api, adminToken, '100.00'), seedOrganization(api, adminToken, '100.00')]);
+    [org, other] = await Promise.all([
+      seedOrganization(api, adminToken, '100.00'),
+      seedOrganization(api, adminToken, '100.00'),
+    ]);
     [jwt, otherJwt] = await Promise.all([login(org), login(other)]);
     second = (
       await http('POST', `${api}/admin/organizations/${org.organizationId}/api-keys`, {
@@ -98,7 +102,9 @@ describe('history and spending limits over HTTP (embedded)', () => {
     const failed = await chat(org.apiKey, '[[fail:502]] this one fails');
     expect(failed.status).toBeGreaterThanOrEqual(500);
     await chat(other.apiKey, 'the other organization');
-    await expectEventually(async () => expect((await list(jwt)).body.meta.total).toBe(6), { timeoutMs: 15_000 });
+    await expectEventually(async () => expect((await list(jwt)).body.meta.total).toBe(6), {
+      timeoutMs: 15_000,
+    });
     failedChat = (await list(jwt, '?status=failed')).body.items[0].id;
   }, 150_000);
 
@@ -122,7 +128,11 @@ describe('history and spending limits over HTTP (embedded)', () => {
       provider: expect.any(String),
       status: 'completed',
       cost: expect.stringMatching(/^\d+\.\d{8}$/),
-      usage: { prompt_tokens: expect.any(Number), completion_tokens: expect.any(Number), total_tokens: expect.any(Number) },
+      usage: {
+        prompt_tokens: expect.any(Number),
+        completion_tokens: expect.any(Number),
+        total_tokens: expect.any(Number),
+      },
       generationTimeMs: expect.any(Number),
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       apiKeyName: 'e2e',
@@ -136,9 +146,12 @@ describe('history and spending limits over HTTP (embedded)', () => {
   it('shows an API key only its own generations, without the key name', async () => {
     const own = await list(second.key);
     expect(own.body.items.map((i) => i.id).sort()).toEqual([...secondKeyChats].sort());
-    for (const item of own.body.items) expect(item).toMatchObject({ apiKeyName: null, apiKeyShort: second.short });
+    for (const item of own.body.items)
+      expect(item).toMatchObject({ apiKeyName: null, apiKeyShort: second.short });
     expect((await list(org.apiKey)).body.meta.total).toBe(4);
-    const foreign = await http('GET', `${api}/v1/history/generations/${firstKeyChats[0]}`, { token: second.key });
+    const foreign = await http('GET', `${api}/v1/history/generations/${firstKeyChats[0]}`, {
+      token: second.key,
+    });
     expect(foreign.status).toBe(404);
   });
 
@@ -188,7 +201,10 @@ describe('history and spending limits over HTTP (embedded)', () => {
     const upToMiddle = await list(jwt, `?dateFrom=${items[0].createdAt}&dateTo=${middle}`);
     expect(upToMiddle.body.items.every((i) => i.createdAt <= middle)).toBe(true);
     expect(upToMiddle.body.meta.total).toBeGreaterThanOrEqual(3);
-    const inverted = await list(jwt, `?dateFrom=${today}&dateTo=${new Date(now - 2 * 86_400_000).toISOString().slice(0, 10)}`);
+    const inverted = await list(
+      jwt,
+      `?dateFrom=${today}&dateTo=${new Date(now - 2 * 86_400_000).toISOString().slice(0, 10)}`,
+    );
     expect(inverted.status).toBe(400);
     expect(inverted.body.error?.param).toBe('dateFrom');
   });
@@ -198,10 +214,15 @@ describe('history and spending limits over HTTP (embedded)', () => {
     for (const type of ['image', 'video', 'audio']) {
       expect((await list(jwt, `?requestType=${type}`)).body.meta.total).toBe(0);
     }
-    expect((await list(jwt, '?status=completed')).body.items.map((i) => i.status)).toEqual(Array(5).fill('completed'));
+    expect((await list(jwt, '?status=completed')).body.items.map((i) => i.status)).toEqual(
+      Array(5).fill('completed'),
+    );
     expect((await list(jwt, '?status=failed')).body.items.map((i) => i.id)).toEqual([failedChat]);
     expect((await list(jwt, '?status=pending')).body.meta.total).toBe(0);
-    expect((await list(jwt, '?status=completed&requestType=chat&limit=2')).body.meta).toMatchObject({ total: 5, totalPages: 3 });
+    expect((await list(jwt, '?status=completed&requestType=chat&limit=2')).body.meta).toMatchObject({
+      total: 5,
+      totalPages: 3,
+    });
   });
 
   it('filters by apiKeyId and withoutApiKey with a JWT, and refuses both to an API key with 403', async () => {
@@ -227,7 +248,9 @@ describe('history and spending limits over HTTP (embedded)', () => {
   ] as const)('sorts by %s %s', async (sortBy, sortOrder) => {
     const items = (await list(jwt, `?sortBy=${sortBy}&sortOrder=${sortOrder}`)).body.items;
     expect(items).toHaveLength(6);
-    const keys = items.map((i) => (sortBy === 'createdAt' ? new Date(i.createdAt).getTime() : new Decimal(i.cost).toNumber()));
+    const keys = items.map((i) =>
+      sortBy === 'createdAt' ? new Date(i.createdAt).getTime() : new Decimal(i.cost).toNumber(),
+    );
     const ordered = [...keys].sort((a, b) => (sortOrder === 'asc' ? a - b : b - a));
     expect(keys).toEqual(ordered);
     if (sortBy === 'clientCost') expect(new Set(keys).size).toBeGreaterThan(3);
@@ -263,7 +286,10 @@ describe('history and spending limits over HTTP (embedded)', () => {
       { period: 'day', amount: '0.00000100' },
       { period: 'total', amount: '100.00' },
     ];
-    const set = await http('PUT', `${api}/v1/console/api-keys/${second.id}/limits`, { token: jwt, body: { limits } });
+    const set = await http('PUT', `${api}/v1/console/api-keys/${second.id}/limits`, {
+      token: jwt,
+      body: { limits },
+    });
     expect(set.status).toBe(200);
     expect(set.body).toEqual({
       apiKeyId: second.id,
@@ -281,10 +307,14 @@ describe('history and spending limits over HTTP (embedded)', () => {
     expect(refused.body.error).toMatchObject({ code: 'spending_limit_exceeded', type: 'insufficient_quota' });
     expect(refused.body.error.message).toContain('day limit');
 
-    const cleared = await http('PUT', `${api}/admin/organizations/${org.organizationId}/api-keys/${second.id}/limits`, {
-      token: adminToken,
-      body: { limits: [] },
-    });
+    const cleared = await http(
+      'PUT',
+      `${api}/admin/organizations/${org.organizationId}/api-keys/${second.id}/limits`,
+      {
+        token: adminToken,
+        body: { limits: [] },
+      },
+    );
     expect(cleared.status).toBe(200);
     expect(cleared.body).toEqual({ apiKeyId: second.id, limits: [] });
     expect((await chat(second.key, 'allowed again')).status).toBe(200);
@@ -306,7 +336,12 @@ describe('history and spending limits over HTTP (embedded)', () => {
     expect(bad.body.error.param).toBe('limits[0].period');
     const twice = await http('PUT', `${api}/v1/console/api-keys/${second.id}/limits`, {
       token: jwt,
-      body: { limits: [{ period: 'day', amount: '1' }, { period: 'day', amount: '2' }] },
+      body: {
+        limits: [
+          { period: 'day', amount: '1' },
+          { period: 'day', amount: '2' },
+        ],
+      },
     });
     expect(twice.status).toBe(400);
     expect(twice.body.error.param).toBe('limits[1].period');
@@ -315,9 +350,15 @@ describe('history and spending limits over HTTP (embedded)', () => {
       body: { limits: [{ period: 'day', amount: '-1' }] },
     });
     expect(negative.body.error.param).toBe('limits[0].amount');
-    const foreign = await http('PUT', `${api}/v1/console/api-keys/${second.id}/limits`, { token: otherJwt, body: { limits: [] } });
+    const foreign = await http('PUT', `${api}/v1/console/api-keys/${second.id}/limits`, {
+      token: otherJwt,
+      body: { limits: [] },
+    });
     expect(foreign.status).toBe(404);
-    const withKey = await http('PUT', `${api}/v1/console/api-keys/${second.id}/limits`, { token: org.apiKey, body: { limits: [] } });
+    const withKey = await http('PUT', `${api}/v1/console/api-keys/${second.id}/limits`, {
+      token: org.apiKey,
+      body: { limits: [] },
+    });
     expect(withKey.status).toBe(403);
   });
 });

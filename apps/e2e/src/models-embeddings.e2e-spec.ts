@@ -32,14 +32,19 @@ function violations(schema: Schema, value: unknown, path = '$'): string[] {
   }
   const actual = typeOf(value);
   const types = schema.type === undefined ? null : [schema.type].flat();
-  if (types && !types.includes(actual) && !(actual === 'integer' && types.includes('number'))) return [`${path}: is ${actual}, not ${types.join('|')}`];
+  if (types && !types.includes(actual) && !(actual === 'integer' && types.includes('number')))
+    return [`${path}: is ${actual}, not ${types.join('|')}`];
   const found: string[] = [];
-  if (schema.enum && !schema.enum.includes(value)) found.push(`${path}: ${JSON.stringify(value)} not in enum`);
-  if (schema.pattern && typeof value === 'string' && !new RegExp(schema.pattern).test(value)) found.push(`${path}: ${value} does not match ${schema.pattern}`);
+  if (schema.enum && !schema.enum.includes(value))
+    found.push(`${path}: ${JSON.stringify(value)} not in enum`);
+  if (schema.pattern && typeof value === 'string' && !new RegExp(schema.pattern).test(value))
+    found.push(`${path}: ${value} does not match ${schema.pattern}`);
   if (actual === 'array') {
     const items = value as unknown[];
-    if (schema.minItems !== undefined && items.length < schema.minItems) found.push(`${path}: fewer than ${schema.minItems} items`);
-    if (schema.items) items.forEach((item, i) => found.push(...violations(schema.items as Schema, item, `${path}[${i}]`)));
+    if (schema.minItems !== undefined && items.length < schema.minItems)
+      found.push(`${path}: fewer than ${schema.minItems} items`);
+    if (schema.items)
+      items.forEach((item, i) => found.push(...violations(schema.items as Schema, item, `${path}[${i}]`)));
   }
   if (actual === 'object') {
     const object = value as Record<string, unknown>;
@@ -48,7 +53,8 @@ function violations(schema: Schema, value: unknown, path = '$'): string[] {
       const property = schema.properties?.[key];
       if (property) found.push(...violations(property, child, `${path}.${key}`));
       else if (schema.additionalProperties === false) found.push(`${path}: unexpected ${key}`);
-      else if (typeof schema.additionalProperties === 'object') found.push(...violations(schema.additionalProperties, child, `${path}.${key}`));
+      else if (typeof schema.additionalProperties === 'object')
+        found.push(...violations(schema.additionalProperties, child, `${path}.${key}`));
     }
   }
   return found;
@@ -56,7 +62,12 @@ function violations(schema: Schema, value: unknown, path = '$'): string[] {
 
 /* The interface's "Model catalogue entry", provider descriptor, pricing object and parameter descriptor. */
 const DECIMAL = '^\\d+(\\.\\d+)?$';
-const price: Schema = { oneOf: [{ type: 'string', pattern: DECIMAL }, { type: 'object', additionalProperties: false }] };
+const price: Schema = {
+  oneOf: [
+    { type: 'string', pattern: DECIMAL },
+    { type: 'object', additionalProperties: false },
+  ],
+};
 const PRICE_UNITS = [
   'prompt_per_million',
   'completion_per_million',
@@ -87,7 +98,10 @@ const pricing: Schema = {
         type: 'object',
         required: ['conditions', 'cost_rub'],
         additionalProperties: false,
-        properties: { conditions: { type: 'array', items: { type: 'string', pattern: '^[^=]+=.+$' } }, cost_rub: { type: 'string', pattern: DECIMAL } },
+        properties: {
+          conditions: { type: 'array', items: { type: 'string', pattern: '^[^=]+=.+$' } },
+          cost_rub: { type: 'string', pattern: DECIMAL },
+        },
       },
     },
     unitParam: { type: 'string' },
@@ -130,11 +144,37 @@ const descriptorProperties: Record<string, Schema> = {
   },
   parameters: parameterDescriptors,
 };
-const DESCRIPTOR_FIELDS = ['is_moderated', 'pricing', 'context_length', 'max_completion_tokens', 'supported_parameters', 'default_parameters', 'per_request_limits', 'parameters'];
-const providerDescriptor: Schema = { type: 'object', required: DESCRIPTOR_FIELDS, additionalProperties: false, properties: descriptorProperties };
+const DESCRIPTOR_FIELDS = [
+  'is_moderated',
+  'pricing',
+  'context_length',
+  'max_completion_tokens',
+  'supported_parameters',
+  'default_parameters',
+  'per_request_limits',
+  'parameters',
+];
+const providerDescriptor: Schema = {
+  type: 'object',
+  required: DESCRIPTOR_FIELDS,
+  additionalProperties: false,
+  properties: descriptorProperties,
+};
 const modelEntry: Schema = {
   type: 'object',
-  required: ['id', 'name', 'type', 'created', 'architecture', 'top_provider', 'endpoints', 'short_description', 'providers', 'parameters', 'operations'],
+  required: [
+    'id',
+    'name',
+    'type',
+    'created',
+    'architecture',
+    'top_provider',
+    'endpoints',
+    'short_description',
+    'providers',
+    'parameters',
+    'operations',
+  ],
   additionalProperties: false,
   properties: {
     id: { type: 'string', pattern: '^[^@]+/[^@]+$' },
@@ -159,7 +199,12 @@ const modelEntry: Schema = {
     providers: {
       type: 'array',
       minItems: 1,
-      items: { type: 'object', required: ['name', ...DESCRIPTOR_FIELDS], additionalProperties: false, properties: { name: { type: 'string' }, ...descriptorProperties } },
+      items: {
+        type: 'object',
+        required: ['name', ...DESCRIPTOR_FIELDS],
+        additionalProperties: false,
+        properties: { name: { type: 'string' }, ...descriptorProperties },
+      },
     },
     parameters: parameterDescriptors,
     operations: {
@@ -168,12 +213,24 @@ const modelEntry: Schema = {
         type: 'object',
         required: ['id', 'name', 'async', 'description', 'pricing', 'parameters'],
         additionalProperties: false,
-        properties: { id: { type: 'string' }, name: { type: 'string' }, async: { type: 'boolean' }, description: { type: 'string' }, pricing, parameters: parameterDescriptors },
+        properties: {
+          id: { type: 'string' },
+          name: { type: 'string' },
+          async: { type: 'boolean' },
+          description: { type: 'string' },
+          pricing,
+          parameters: parameterDescriptors,
+        },
       },
     },
   },
 };
-const modelList: Schema = { type: 'object', required: ['data'], additionalProperties: false, properties: { data: { type: 'array', items: modelEntry, minItems: 1 } } };
+const modelList: Schema = {
+  type: 'object',
+  required: ['data'],
+  additionalProperties: false,
+  properties: { data: { type: 'array', items: modelEntry, minItems: 1 } },
+};
 
 describe('GET /v1/models and POST /v1/embeddings against the embedded gateway', () => {
   let gateway: EmbeddedGateway;
@@ -208,7 +265,11 @@ describe('GET /v1/models and POST /v1/embeddings against the embedded gateway', 
     it('catches what the schema forbids (the validator is not vacuous)', () => {
       const entry = { id: 'a/b@x', name: 'n', type: 't', created: 1.5 };
       expect(violations(modelEntry, entry)).toEqual(
-        expect.arrayContaining(['$: missing architecture', '$.id: a/b@x does not match ^[^@]+/[^@]+$', '$.created: is number, not integer']),
+        expect.arrayContaining([
+          '$: missing architecture',
+          '$.id: a/b@x does not match ^[^@]+/[^@]+$',
+          '$.created: is number, not integer',
+        ]),
       );
       expect(violations(price, '12 RUB')).toEqual(['$: matches 0 of oneOf']);
     });
@@ -216,16 +277,27 @@ describe('GET /v1/models and POST /v1/embeddings against the embedded gateway', 
     it.each<[string, string, string[]]>([
       ['type', 'type=embedding', ['demo/embed-small', 'demo/embed-large']],
       ['endpoint', 'endpoint=/v1/embeddings', ['demo/embed-small', 'demo/embed-large']],
-      ['type and endpoint', 'type=image&endpoint=/v2/images/generations', ['demo/image', 'demo/image-classic']],
+      [
+        'type and endpoint',
+        'type=image&endpoint=/v2/images/generations',
+        ['demo/image', 'demo/image-classic'],
+      ],
       ['a type no model of the endpoint has', 'type=video&endpoint=/v1/chat/completions', []],
-      ['type, ignoring parameters it does not know', 'type=embedding&limit=1&_=1732300000', ['demo/embed-small', 'demo/embed-large']],
+      [
+        'type, ignoring parameters it does not know',
+        'type=embedding&limit=1&_=1732300000',
+        ['demo/embed-small', 'demo/embed-large'],
+      ],
     ])('filters by %s', async (_label, query, ids) => {
       const list = await http('GET', `${api}/v1/models?${query}`);
       expect(list.status).toBe(200);
       expect(list.body.data.map((m: { id: string }) => m.id)).toEqual(ids);
     });
 
-    it.each([['type', 'type=spaceship'], ['endpoint', 'endpoint=/v1/nothing']])('answers 400 naming an unknown %s', async (param, query) => {
+    it.each([
+      ['type', 'type=spaceship'],
+      ['endpoint', 'endpoint=/v1/nothing'],
+    ])('answers 400 naming an unknown %s', async (param, query) => {
       const list = await http('GET', `${api}/v1/models?${query}`);
       expect(list.status).toBe(400);
       expect(list.body.error).toMatchObject({ type: 'invalid_request_error', param });
@@ -234,7 +306,11 @@ describe('GET /v1/models and POST /v1/embeddings against the embedded gateway', 
 
   describe('POST /v1/embeddings through the official openai SDK', () => {
     it('is recorded in history as an embedding and lowers the balance by its cost', async () => {
-      const created = await openai.embeddings.create({ model: 'demo/embed-large', input: 'history of an embedding', encoding_format: 'float' });
+      const created = await openai.embeddings.create({
+        model: 'demo/embed-large',
+        input: 'history of an embedding',
+        encoding_format: 'float',
+      });
       const cost = (created.usage as unknown as { cost_rub: number }).cost_rub;
       expect(cost).toBeGreaterThan(0);
       const id = (created as unknown as { id: string }).id;
@@ -243,22 +319,38 @@ describe('GET /v1/models and POST /v1/embeddings against the embedded gateway', 
         expect(found.status).toBe(200);
         return found.body;
       });
-      expect(detail).toMatchObject({ requestType: 'embedding', apiType: 'embeddings', status: 'completed', unifiedModelId: 'demo/embed-large' });
+      expect(detail).toMatchObject({
+        requestType: 'embedding',
+        apiType: 'embeddings',
+        status: 'completed',
+        unifiedModelId: 'demo/embed-large',
+      });
       expect(new Decimal(detail.clientCost).toNumber()).toBe(cost);
       // Usage settles after the answer: once history and balance have caught up, the demo credit less every
       // generation's cost is the balance.
       await expectEventually(async () => {
         const history = await http('GET', `${api}/v1/history/generations?limit=100`, { token: apiKey });
-        const charged = history.body.items.reduce((sum: Decimal, item: { cost: string }) => sum.plus(item.cost), new Decimal(0));
+        const charged = history.body.items.reduce(
+          (sum: Decimal, item: { cost: string }) => sum.plus(item.cost),
+          new Decimal(0),
+        );
         const balance = (await http('GET', `${api}/v1/balance`, { token: apiKey })).body.amount as string;
         expect(new Decimal('1000').minus(charged).toString()).toBe(new Decimal(balance).toString());
       });
     });
 
     it('answers floats, one item per input at its index', async () => {
-      const created = await openai.embeddings.create({ model: 'demo/embed-small', input: ['first', 'second', 'third'], encoding_format: 'float' });
+      const created = await openai.embeddings.create({
+        model: 'demo/embed-small',
+        input: ['first', 'second', 'third'],
+        encoding_format: 'float',
+      });
       // Mock Alpha counts ceil(bytes / 4) per input: 2 + 2 + 2; at 2 RUB per million that is 0.000012.
-      expect(created).toMatchObject({ object: 'list', model: 'demo/embed-small', usage: { prompt_tokens: 6, total_tokens: 6, cost_rub: 0.000012 } });
+      expect(created).toMatchObject({
+        object: 'list',
+        model: 'demo/embed-small',
+        usage: { prompt_tokens: 6, total_tokens: 6, cost_rub: 0.000012 },
+      });
       expect(created.data.map((item) => [item.object, item.index, item.embedding.length])).toEqual([
         ['embedding', 0, 1536],
         ['embedding', 1, 1536],
@@ -267,40 +359,71 @@ describe('GET /v1/models and POST /v1/embeddings against the embedded gateway', 
     });
 
     it('answers base64 that decodes through Float32Array to the float answer', async () => {
-      const floats = await openai.embeddings.create({ model: 'demo/embed-large', input: ['the same text', 'another'], encoding_format: 'float' });
-      const encoded = await openai.embeddings.create({ model: 'demo/embed-large', input: ['the same text', 'another'], encoding_format: 'base64' });
+      const floats = await openai.embeddings.create({
+        model: 'demo/embed-large',
+        input: ['the same text', 'another'],
+        encoding_format: 'float',
+      });
+      const encoded = await openai.embeddings.create({
+        model: 'demo/embed-large',
+        input: ['the same text', 'another'],
+        encoding_format: 'base64',
+      });
       encoded.data.forEach((item, i) => {
         expect(typeof item.embedding).toBe('string');
         const bytes = Buffer.from(item.embedding as unknown as string, 'base64');
-        expect(Array.from(new Float32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4))).toEqual(floats.data[i].embedding);
+        expect(Array.from(new Float32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4))).toEqual(
+          floats.data[i].embedding,
+        );
       });
     });
 
     it('decodes base64 to the same floats in the SDK default (no encoding_format)', async () => {
-      const floats = await openai.embeddings.create({ model: 'demo/embed-small', input: 'default format', encoding_format: 'float' });
+      const floats = await openai.embeddings.create({
+        model: 'demo/embed-small',
+        input: 'default format',
+        encoding_format: 'float',
+      });
       const decoded = await openai.embeddings.create({ model: 'demo/embed-small', input: 'default format' });
       expect(decoded.data[0].embedding).toEqual(floats.data[0].embedding);
     });
 
     it('shortens vectors to dimensions where the model takes them', async () => {
-      const created = await openai.embeddings.create({ model: 'demo/embed-large', input: 'short please', dimensions: 64, encoding_format: 'float' });
+      const created = await openai.embeddings.create({
+        model: 'demo/embed-large',
+        input: 'short please',
+        dimensions: 64,
+        encoding_format: 'float',
+      });
       expect(created.data[0].embedding).toHaveLength(64);
     });
 
     it.each<[string, Record<string, unknown>, string]>([
-      ['dimensions on demo/embed-small', { model: 'demo/embed-small', input: 'x', dimensions: 256 }, 'dimensions'],
-      ['dimensions above the maximum', { model: 'demo/embed-large', input: 'x', dimensions: 3073 }, 'dimensions'],
+      [
+        'dimensions on demo/embed-small',
+        { model: 'demo/embed-small', input: 'x', dimensions: 256 },
+        'dimensions',
+      ],
+      [
+        'dimensions above the maximum',
+        { model: 'demo/embed-large', input: 'x', dimensions: 3073 },
+        'dimensions',
+      ],
       ['dimensions below 1', { model: 'demo/embed-large', input: 'x', dimensions: 0 }, 'dimensions'],
       ['an empty input list', { model: 'demo/embed-large', input: [] }, 'input'],
       ['a model alias', { model: 'demo/embed-large@provider=Mock Alpha', input: 'x' }, 'model'],
     ])('answers 400 for %s naming the parameter', async (_label, body, param) => {
-      const error = await openai.embeddings.create(body as unknown as OpenAI.EmbeddingCreateParams).catch((err: unknown) => err);
+      const error = await openai.embeddings
+        .create(body as unknown as OpenAI.EmbeddingCreateParams)
+        .catch((err: unknown) => err);
       expect(error).toBeInstanceOf(OpenAI.BadRequestError);
       expect((error as InstanceType<typeof OpenAI.BadRequestError>).param).toBe(param);
     });
 
     it('needs credentials', async () => {
-      const response = await http('POST', `${api}/v1/embeddings`, { body: { model: 'demo/embed-small', input: 'x' } });
+      const response = await http('POST', `${api}/v1/embeddings`, {
+        body: { model: 'demo/embed-small', input: 'x' },
+      });
       expect(response.status).toBe(401);
     });
   });

@@ -20,7 +20,8 @@ function sineWav(seconds: number): Buffer {
   wav.writeUInt16LE(16, 34);
   wav.write('data', 36, 'ascii');
   wav.writeUInt32LE(samples * 2, 40);
-  for (let i = 0; i < samples; i++) wav.writeInt16LE(Math.round(Math.sin((2 * Math.PI * 440 * i) / rate) * 12_000), 44 + i * 2);
+  for (let i = 0; i < samples; i++)
+    wav.writeInt16LE(Math.round(Math.sin((2 * Math.PI * 440 * i) / rate) * 12_000), 44 + i * 2);
   return wav;
 }
 
@@ -44,7 +45,11 @@ describe('POST /v1/audio/transcriptions against the embedded gateway', () => {
   });
 
   const upload = (form: FormData) =>
-    fetch(`${api}/v1/audio/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}` }, body: form }).then(async (response) => ({
+    fetch(`${api}/v1/audio/transcriptions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}` },
+      body: form,
+    }).then(async (response) => ({
       status: response.status,
       type: response.headers.get('content-type'),
       body: await response.text(),
@@ -52,10 +57,17 @@ describe('POST /v1/audio/transcriptions against the embedded gateway', () => {
 
   describe('the official openai SDK', () => {
     it('answers json with the text and the duration-based cost', async () => {
-      const result = await openai.audio.transcriptions.create({ file: await toFile(tone, 'tone.wav'), model: 'demo/whisper' });
+      const result = await openai.audio.transcriptions.create({
+        file: await toFile(tone, 'tone.wav'),
+        model: 'demo/whisper',
+      });
       expect(result.text).toContain('quick brown fox');
       // 3 s at 0.60 RUB per minute.
-      expect((result as unknown as { usage: unknown }).usage).toEqual({ durationSeconds: 3, cost: 0.03, cost_rub: 0.03 });
+      expect((result as unknown as { usage: unknown }).usage).toEqual({
+        durationSeconds: 3,
+        cost: 0.03,
+        cost_rub: 0.03,
+      });
     });
 
     it('answers verbose_json with segments and words', async () => {
@@ -66,7 +78,11 @@ describe('POST /v1/audio/transcriptions against the embedded gateway', () => {
         timestamp_granularities: ['word', 'segment'],
         language: 'en',
       });
-      expect(result).toMatchObject({ language: 'en', duration: 3, text: expect.stringContaining('liquor jugs') });
+      expect(result).toMatchObject({
+        language: 'en',
+        duration: 3,
+        text: expect.stringContaining('liquor jugs'),
+      });
       expect(result.segments?.map((s) => [s.start, s.end])).toEqual([
         [0, 1.5],
         [1.5, 3],
@@ -76,10 +92,17 @@ describe('POST /v1/audio/transcriptions against the embedded gateway', () => {
 
     it.each([
       ['text', /^The quick brown fox .*jugs\.$/],
-      ['srt', /^1\n00:00:00,000 --> 00:00:01,500\nThe quick brown fox jumps over the lazy dog\.\n\n2\n00:00:01,500 --> 00:00:03,000\n/],
+      [
+        'srt',
+        /^1\n00:00:00,000 --> 00:00:01,500\nThe quick brown fox jumps over the lazy dog\.\n\n2\n00:00:01,500 --> 00:00:03,000\n/,
+      ],
       ['vtt', /^WEBVTT\n\n00:00:00\.000 --> 00:00:01\.500\nThe quick brown fox/],
     ] as const)('answers %s as text', async (format, expected) => {
-      const result = await openai.audio.transcriptions.create({ file: await toFile(tone, 'tone.wav'), model: 'demo/whisper', response_format: format });
+      const result = await openai.audio.transcriptions.create({
+        file: await toFile(tone, 'tone.wav'),
+        model: 'demo/whisper',
+        response_format: format,
+      });
       expect(result).toMatch(expected);
     });
 
@@ -97,7 +120,13 @@ describe('POST /v1/audio/transcriptions against the embedded gateway', () => {
     });
 
     it('refuses streaming on the classic model naming the parameter', async () => {
-      await expect(openai.audio.transcriptions.create({ file: await toFile(tone, 'tone.wav'), model: 'demo/whisper', stream: true })).rejects.toMatchObject({
+      await expect(
+        openai.audio.transcriptions.create({
+          file: await toFile(tone, 'tone.wav'),
+          model: 'demo/whisper',
+          stream: true,
+        }),
+      ).rejects.toMatchObject({
         status: 400,
         param: 'stream',
       });
@@ -125,30 +154,50 @@ describe('POST /v1/audio/transcriptions against the embedded gateway', () => {
         const subtitles = new FormData();
         subtitles.append('file', new Blob([tone]), 'tone.wav');
         subtitles.append('response_format', format);
-        expect(await upload(subtitles)).toMatchObject({ status: 200, type: expect.stringMatching(new RegExp(`^${type}`)) });
+        expect(await upload(subtitles)).toMatchObject({
+          status: 200,
+          type: expect.stringMatching(new RegExp(`^${type}`)),
+        });
       }
     });
 
     it('reads JSON with the audio as a base64 data URL', async () => {
-      const response = await http('POST', `${api}/v1/audio/transcriptions`, { token: apiKey, body: { file: `data:audio/wav;base64,${tone.toString('base64')}`, model: 'demo/whisper' } });
+      const response = await http('POST', `${api}/v1/audio/transcriptions`, {
+        token: apiKey,
+        body: { file: `data:audio/wav;base64,${tone.toString('base64')}`, model: 'demo/whisper' },
+      });
       expect(response.status).toBe(200);
-      expect(response.body).toMatchObject({ text: expect.stringContaining('quick brown fox'), usage: { durationSeconds: 3, cost_rub: 0.03 } });
+      expect(response.body).toMatchObject({
+        text: expect.stringContaining('quick brown fox'),
+        usage: { durationSeconds: 3, cost_rub: 0.03 },
+      });
     });
 
     it.each([
       ['temperature above 1', { temperature: 2 }, 'temperature'],
-      ['five known speakers', { known_speaker_names: ['a', 'b', 'c', 'd', 'e'], model: 'demo/transcribe-diarize' }, 'known_speaker_names'],
+      [
+        'five known speakers',
+        { known_speaker_names: ['a', 'b', 'c', 'd', 'e'], model: 'demo/transcribe-diarize' },
+        'known_speaker_names',
+      ],
       ['an unknown response_format', { response_format: 'xml' }, 'response_format'],
       ['an unknown field', { colour: 'blue' }, 'colour'],
     ])('refuses %s with 400 naming the parameter', async (_label, fields, param) => {
-      const response = await http('POST', `${api}/v1/audio/transcriptions`, { token: apiKey, body: { file: `data:audio/wav;base64,${tone.toString('base64')}`, ...fields } });
+      const response = await http('POST', `${api}/v1/audio/transcriptions`, {
+        token: apiKey,
+        body: { file: `data:audio/wav;base64,${tone.toString('base64')}`, ...fields },
+      });
       expect(response.status).toBe(400);
       expect(response.body.error).toMatchObject({ type: 'invalid_request_error', param });
     });
 
     it('refuses content that is not audio, whatever it is called', async () => {
       const form = new FormData();
-      form.append('file', new Blob([Buffer.from('%PDF-1.7 definitely not audio')], { type: 'audio/wav' }), 'tone.wav');
+      form.append(
+        'file',
+        new Blob([Buffer.from('%PDF-1.7 definitely not audio')], { type: 'audio/wav' }),
+        'tone.wav',
+      );
       const response = await upload(form);
       expect(response.status).toBe(400);
       expect(JSON.parse(response.body).error.param).toBe('file');
@@ -161,7 +210,10 @@ describe('POST /v1/audio/transcriptions against the embedded gateway', () => {
       const uploaded = await upload(form);
       expect(uploaded.status).toBe(413);
       expect(JSON.parse(uploaded.body).error).toMatchObject({ code: 'payload_too_large', param: 'file' });
-      const json = await http('POST', `${api}/v1/audio/transcriptions`, { token: apiKey, body: { file: `data:audio/wav;base64,${big.toString('base64')}` } });
+      const json = await http('POST', `${api}/v1/audio/transcriptions`, {
+        token: apiKey,
+        body: { file: `data:audio/wav;base64,${big.toString('base64')}` },
+      });
       expect(json.status).toBe(413);
       expect(json.body.error).toMatchObject({ code: 'payload_too_large', param: 'file' });
     });
@@ -182,13 +234,22 @@ describe('POST /v1/audio/transcriptions against the embedded gateway', () => {
       ['the metadata endpoint', 'http://169.254.169.254/latest/meta-data'],
       ['a private address', 'http://10.0.0.1/tone.wav'],
     ])('refuses a file URL pointing at %s', async (_label, url) => {
-      const response = await http('POST', `${api}/v1/audio/transcriptions`, { token: apiKey, body: { file: url } });
+      const response = await http('POST', `${api}/v1/audio/transcriptions`, {
+        token: apiKey,
+        body: { file: url },
+      });
       expect(response.status).toBe(400);
-      expect(response.body.error).toMatchObject({ param: 'file', message: expect.stringContaining('not fetched') });
+      expect(response.body.error).toMatchObject({
+        param: 'file',
+        message: expect.stringContaining('not fetched'),
+      });
     });
 
     it('refuses a file URL that is not http(s)', async () => {
-      const response = await http('POST', `${api}/v1/audio/transcriptions`, { token: apiKey, body: { file: 'file:///etc/passwd' } });
+      const response = await http('POST', `${api}/v1/audio/transcriptions`, {
+        token: apiKey,
+        body: { file: 'file:///etc/passwd' },
+      });
       expect(response.status).toBe(400);
       expect(response.body.error.param).toBe('file');
     });
@@ -204,15 +265,27 @@ describe('POST /v1/audio/transcriptions against the embedded gateway', () => {
   it('records transcriptions in history as requestType audio with their cost', async () => {
     // Settlement is asynchronous (a durable event), so the history catches up within a bound.
     const items = await expectEventually(async () => {
-      const page = await http('GET', `${api}/v1/history/generations?requestType=audio&limit=100`, { token: apiKey });
+      const page = await http('GET', `${api}/v1/history/generations?requestType=audio&limit=100`, {
+        token: apiKey,
+      });
       expect(page.status).toBe(200);
       expect(page.body.items.length).toBeGreaterThanOrEqual(8);
-      return page.body.items as Array<{ id: string; model: string; requestType: string; cost: string; status: string }>;
+      return page.body.items as Array<{
+        id: string;
+        model: string;
+        requestType: string;
+        cost: string;
+        status: string;
+      }>;
     });
     expect(items.every((item) => item.requestType === 'audio')).toBe(true);
     const whisper = items.find((item) => item.model === 'demo/whisper' && item.status === 'completed');
     expect(Number(whisper?.cost)).toBeGreaterThan(0);
     const detail = await http('GET', `${api}/v1/history/generations/${whisper?.id}`, { token: apiKey });
-    expect(detail.body).toMatchObject({ requestType: 'audio', apiType: 'transcriptions', responseMode: 'sync' });
+    expect(detail.body).toMatchObject({
+      requestType: 'audio',
+      apiType: 'transcriptions',
+      responseMode: 'sync',
+    });
   });
 });

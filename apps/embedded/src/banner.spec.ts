@@ -4,7 +4,13 @@ describe('renderBanner', () => {
   const state = {
     jwtSecret: 'secret',
     adminToken: 'adm-token',
-    account: { organizationId: 'org', userId: 'user', email: 'demo@gateway.local', password: 'pw', apiKey: 'sk-gw-demo' },
+    account: {
+      organizationId: 'org',
+      userId: 'user',
+      email: 'demo@gateway.local',
+      password: 'pw',
+      apiKey: 'sk-gw-demo',
+    },
   };
 
   it('prints the key, the admin token and one curl line per demo flow', () => {
@@ -24,6 +30,8 @@ describe('renderBanner', () => {
   });
 
   it('prints only the admin token before the demo account exists', () => {
-    expect(renderBanner('http://h/api', { ...state, account: null })).toBe('Gateway at http://h/api\nAdmin token: adm-token\n');
+    expect(renderBanner('http://h/api', { ...state, account: null })).toBe(
+      'Gateway at http://h/api\nAdmin token: adm-token\n',
+    );
   });
 });

@@ -8,7 +8,12 @@ export const DEMO_BALANCE_RUB = '1000.00';
  * the same paths an operator would: user, organization, admin membership, API key, credit.
  */
 export async function createDemoAccount(apiBaseUrl: string, adminToken: string): Promise<DemoAccount> {
-  const call = async <T>(method: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<T> => {
+  const call = async <T>(
+    method: string,
+    path: string,
+    body: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<T> => {
     const response = await fetch(`${apiBaseUrl}${path}`, {
       method,
       headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json', ...headers },
@@ -21,7 +26,9 @@ export async function createDemoAccount(apiBaseUrl: string, adminToken: string):
   const password = randomBytes(12).toString('base64url');
   const email = 'demo@gateway.local';
   const user = await call<{ id: string }>('POST', '/admin/users', { email, password, name: 'Demo User' });
-  const organization = await call<{ id: string }>('POST', '/admin/organizations', { name: 'Demo organization' });
+  const organization = await call<{ id: string }>('POST', '/admin/organizations', {
+    name: 'Demo organization',
+  });
   await call('PUT', `/admin/organizations/${organization.id}/members/${user.id}`, { role: 'admin' });
   const key = await call<{ key: string }>('POST', `/admin/organizations/${organization.id}/api-keys`, {
     name: 'demo key',

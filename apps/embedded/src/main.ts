@@ -53,15 +53,43 @@ async function main(): Promise<void> {
   const serviceEnv = { ...process.env, ...shared };
   const serviceLogger = (name: string) => createEmbeddedLogger(name, env.LOG_LEVEL);
   const services: INestMicroservice[] = [
-    await startService(AuthModule.register({ env: loadEnv(AuthEnv, serviceEnv), transport }), transport, AUTH_QUEUE, serviceLogger(AUTH_QUEUE)),
-    await startService(BillingModule.register({ env: loadEnv(BillingEnv, serviceEnv), transport }), transport, BILLING_QUEUE, serviceLogger(BILLING_QUEUE)),
-    await startService(InferenceModule.register({ env: loadEnv(InferenceEnv, serviceEnv), transport, secrets: process.env }), transport, INFERENCE_QUEUE, serviceLogger(INFERENCE_QUEUE)),
-    await startService(MediaModule.register({ env: loadEnv(MediaEnv, serviceEnv), transport }), transport, MEDIA_QUEUE, serviceLogger(MEDIA_QUEUE)),
-    await startService(StorageModule.register({ env: loadEnv(StorageEnv, serviceEnv), transport }), transport, STORAGE_QUEUE, serviceLogger(STORAGE_QUEUE)),
+    await startService(
+      AuthModule.register({ env: loadEnv(AuthEnv, serviceEnv), transport }),
+      transport,
+      AUTH_QUEUE,
+      serviceLogger(AUTH_QUEUE),
+    ),
+    await startService(
+      BillingModule.register({ env: loadEnv(BillingEnv, serviceEnv), transport }),
+      transport,
+      BILLING_QUEUE,
+      serviceLogger(BILLING_QUEUE),
+    ),
+    await startService(
+      InferenceModule.register({ env: loadEnv(InferenceEnv, serviceEnv), transport, secrets: process.env }),
+      transport,
+      INFERENCE_QUEUE,
+      serviceLogger(INFERENCE_QUEUE),
+    ),
+    await startService(
+      MediaModule.register({ env: loadEnv(MediaEnv, serviceEnv), transport }),
+      transport,
+      MEDIA_QUEUE,
+      serviceLogger(MEDIA_QUEUE),
+    ),
+    await startService(
+      StorageModule.register({ env: loadEnv(StorageEnv, serviceEnv), transport }),
+      transport,
+      STORAGE_QUEUE,
+      serviceLogger(STORAGE_QUEUE),
+    ),
   ];
 
   const gatewayEnv = loadEnv(ApiGatewayEnv, { ...serviceEnv, PORT: String(env.PORT), HOST: env.HOST });
-  const gateway: INestApplication = await createApiGatewayApp({ env: gatewayEnv, transport }, serviceLogger('api-gateway'));
+  const gateway: INestApplication = await createApiGatewayApp(
+    { env: gatewayEnv, transport },
+    serviceLogger('api-gateway'),
+  );
   await gateway.listen(env.PORT, env.HOST);
   const port = (gateway.getHttpServer().address() as { port: number }).port;
   const baseUrl = `http://${env.HOST === '0.0.0.0' || env.HOST === '::' ? 'localhost' : env.HOST}:${port}/api`;

@@ -49,15 +49,25 @@ export class InferenceModule {
     const catalogue = new ModelCatalogue(loadCatalogue(env.CATALOGUE_FILE, variables));
     return {
       module: InferenceModule,
-      imports: [
-        TransportModule.forRoot(options.transport),
-        ServiceDatabaseModule.register(database),
+      imports: [TransportModule.forRoot(options.transport), ServiceDatabaseModule.register(database)],
+      controllers: [
+        ModelsHandler,
+        ChatCompletionHandler,
+        GenerationCancelHandler,
+        FormatsHandler,
+        EmbeddingsHandler,
+        TranscriptionHandler,
       ],
-      controllers: [ModelsHandler, ChatCompletionHandler, GenerationCancelHandler, FormatsHandler, EmbeddingsHandler, TranscriptionHandler],
       providers: [
         { provide: ModelCatalogue, useValue: catalogue },
         ...upstreamProviders(env.UPSTREAM_TIMEOUT_MS),
-        { provide: CHAT_SETTINGS, useValue: { minCompletionTokens: env.MIN_COMPLETION_TOKENS, firstTokenTimeoutMs: env.FIRST_TOKEN_TIMEOUT_MS } },
+        {
+          provide: CHAT_SETTINGS,
+          useValue: {
+            minCompletionTokens: env.MIN_COMPLETION_TOKENS,
+            firstTokenTimeoutMs: env.FIRST_TOKEN_TIMEOUT_MS,
+          },
+        },
         { provide: GenerationCancellations, useValue: new GenerationCancellations() },
         { provide: OUTBOX_RELAY_INTERVAL, useValue: env.OUTBOX_RELAY_INTERVAL_MS },
         GenerationOutboxRepository,

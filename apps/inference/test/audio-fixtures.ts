@@ -35,7 +35,13 @@ export function wavFile(fields: WavFields): Buffer {
   fmt.writeUInt32LE(byteRate, 16);
   fmt.writeUInt16LE(blockAlign, 20);
   fmt.writeUInt16LE(bitsPerSample, 22);
-  const list = fields.listChunk ? Buffer.concat([Buffer.from('LIST', 'latin1'), Buffer.from([3, 0, 0, 0]), Buffer.from('abc\0', 'latin1')]) : Buffer.alloc(0);
+  const list = fields.listChunk
+    ? Buffer.concat([
+        Buffer.from('LIST', 'latin1'),
+        Buffer.from([3, 0, 0, 0]),
+        Buffer.from('abc\0', 'latin1'),
+      ])
+    : Buffer.alloc(0);
   const dataHeader = Buffer.alloc(8);
   dataHeader.write('data', 0, 'latin1');
   dataHeader.writeUInt32LE(fields.dataSize ?? data.length, 4);
@@ -59,7 +65,11 @@ export function id3Tag(bodyBytes: number): Buffer {
  * `count` MPEG frames of one header, unpadded, each as long as its header says: MPEG-1 layer III at
  * 128 kbit/s and 44.1 kHz (417 bytes, 1152 samples) unless another header is given.
  */
-export function mp3Frames(count: number, header: readonly number[] = [0xff, 0xfb, 0x90, 0x64], frameBytes = 417): Buffer {
+export function mp3Frames(
+  count: number,
+  header: readonly number[] = [0xff, 0xfb, 0x90, 0x64],
+  frameBytes = 417,
+): Buffer {
   const frame = Buffer.alloc(frameBytes);
   frame.set(header);
   return Buffer.concat(Array.from({ length: count }, () => frame));
@@ -80,7 +90,13 @@ export function flacFile(sampleRate: number, totalSamples: number, audioBytes = 
 }
 
 /** One Ogg page of one packet (lacing values as long as the body needs). */
-export function oggPage(serial: number, sequence: number, granule: bigint, body: Buffer, headerType = 0): Buffer {
+export function oggPage(
+  serial: number,
+  sequence: number,
+  granule: bigint,
+  body: Buffer,
+  headerType = 0,
+): Buffer {
   const lacing: number[] = [];
   for (let left = body.length; ; left -= 255) {
     lacing.push(Math.min(left, 255));
@@ -168,8 +184,15 @@ export function m4aFile(fields: M4aFields): Buffer {
     movieHeader.writeUInt32BE(timescale, 12);
     movieHeader.writeUInt32BE(duration, 16);
   }
-  const fragmented = fields.fragmentDuration === undefined ? [] : [box('mvex', box('mehd', Buffer.from([0, 0, 0, 0]), uint32(fields.fragmentDuration)))];
-  return Buffer.concat([box('ftyp', Buffer.from('M4A \0\0\0\0M4A isom', 'latin1')), box('mdat', Buffer.alloc(audioBytes)), box('moov', box('mvhd', movieHeader), ...fragmented)]);
+  const fragmented =
+    fields.fragmentDuration === undefined
+      ? []
+      : [box('mvex', box('mehd', Buffer.from([0, 0, 0, 0]), uint32(fields.fragmentDuration)))];
+  return Buffer.concat([
+    box('ftyp', Buffer.from('M4A \0\0\0\0M4A isom', 'latin1')),
+    box('mdat', Buffer.alloc(audioBytes)),
+    box('moov', box('mvhd', movieHeader), ...fragmented),
+  ]);
 }
 
 function uint32(value: number): Buffer {
@@ -214,7 +237,12 @@ export interface WebmFields {
 export function webmFile(fields: WebmFields): Buffer {
   const { clusters, timecodeScale, blockBytes, live = false, grouped = false } = fields;
   const header = ebml(0x1a45dfa3, ebml(0x4282, Buffer.from('webm', 'latin1')));
-  const scale = timecodeScale === undefined ? Buffer.alloc(0) : typeof timecodeScale === 'number' ? ebmlUnsigned(0x2ad7b1, timecodeScale) : ebml(0x2ad7b1, timecodeScale);
+  const scale =
+    timecodeScale === undefined
+      ? Buffer.alloc(0)
+      : typeof timecodeScale === 'number'
+        ? ebmlUnsigned(0x2ad7b1, timecodeScale)
+        : ebml(0x2ad7b1, timecodeScale);
   const info = ebml(0x1549a966, scale);
   const clusterElements = clusters.map(({ time, blocks }) => {
     const simpleBlocks = blocks.map((offset) => {
@@ -230,7 +258,9 @@ export function webmFile(fields: WebmFields): Buffer {
 }
 
 /** What a length reader refused with (a DomainError on `file`), or null where it answered. */
-export function audioRefusal(read: () => unknown): { code: string; param: string | null; message: string } | null {
+export function audioRefusal(
+  read: () => unknown,
+): { code: string; param: string | null; message: string } | null {
   try {
     read();
     return null;

@@ -4,7 +4,13 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { lastValueFrom, toArray } from 'rxjs';
 import { DataSource } from 'typeorm';
-import { ChatCompletionChunk, ChatCompletionRequest, GenerationFinishedEvent, InferenceContracts, Principal } from '@gw/contracts';
+import {
+  ChatCompletionChunk,
+  ChatCompletionRequest,
+  GenerationFinishedEvent,
+  InferenceContracts,
+  Principal,
+} from '@gw/contracts';
 import { expectEventually } from '@gw/testing';
 import { DEMO_CATALOGUE, InferenceTestApp, POOR_ORGANIZATION } from './inference-test-app';
 
@@ -26,7 +32,9 @@ function catalogueWithDeadline(): string {
   ttft.providers[0].routing.firstTokenTimeoutMs = ALPHA_FIRST_TOKEN_MS;
   const limits = structuredClone(chat);
   limits.id = 'test/limits';
-  Object.assign(limits.providers[0], ALPHA_LIMITS, { per_request_limits: { prompt_tokens: null, completion_tokens: null } });
+  Object.assign(limits.providers[0], ALPHA_LIMITS, {
+    per_request_limits: { prompt_tokens: null, completion_tokens: null },
+  });
   catalogue.models.push(ttft, limits);
   const file = join(mkdtempSync(join(tmpdir(), 'catalogue-')), 'catalogue.json');
   writeFileSync(file, JSON.stringify(catalogue));
@@ -63,7 +71,18 @@ describe('inference chat completions over NATS, Postgres and mock-upstream', () 
   it('lists the catalogue without routing data', async () => {
     const list = await app.rpc.request(InferenceContracts.listModels, {});
     expect(list.data.map((m) => m.id)).toEqual(
-      expect.arrayContaining(['demo/chat', 'demo/chat-fallback', 'demo/embed-small', 'demo/embed-large', 'demo/whisper', 'demo/transcribe-diarize', 'demo/image', 'demo/image-classic', 'demo/video', 'demo/tts']),
+      expect.arrayContaining([
+        'demo/chat',
+        'demo/chat-fallback',
+        'demo/embed-small',
+        'demo/embed-large',
+        'demo/whisper',
+        'demo/transcribe-diarize',
+        'demo/image',
+        'demo/image-classic',
+        'demo/video',
+        'demo/tts',
+      ]),
     );
     const chatModel = list.data.find((m) => m.id === 'demo/chat');
     expect(chatModel?.providers.map((p) => p.name)).toEqual(['Mock Alpha', 'Mock Beta']);
@@ -72,7 +91,10 @@ describe('inference chat completions over NATS, Postgres and mock-upstream', () 
   });
 
   it('answers a plain completion, reserves first and publishes the completed event with its cost', async () => {
-    const result = await app.rpc.request(InferenceContracts.chatCompletion, chat({ model: 'demo/chat', messages: user('hello there') }));
+    const result = await app.rpc.request(
+      InferenceContracts.chatCompletion,
+      chat({ model: 'demo/chat', messages: user('hello there') }),
+    );
     // Mock Alpha: prompt 2 words + 4 = 6 tokens, completion 2; 6 × 150/M + 2 × 600/M = 0.0021 RUB.
     expect(result).toMatchObject({
       object: 'chat.completion',
@@ -116,7 +138,12 @@ describe('inference chat completions over NATS, Postgres and mock-upstream', () 
   it('reserves exactly the cost bound when the client sets max_tokens and passes it on', async () => {
     const result = await app.rpc.request(
       InferenceContracts.chatCompletion,
-      chat({ model: 'demo/chat', prompt: 'one two three four', max_tokens: 2, provider: { only: ['Mock Alpha'] } }),
+      chat({
+        model: 'demo/chat',
+        prompt: 'one two three four',
+        max_tokens: 2,
+        provider: { only: ['Mock Alpha'] },
+      }),
     );
     expect(result.choices[0]).toMatchObject({ message: { content: 'one two' }, finish_reason: 'length' });
     const reserve = app.reserveRequests.find((r) => r.generationId === result.id);
@@ -125,25 +152,52 @@ describe('inference chat completions over NATS, Postgres and mock-upstream', () 
 
   it('streams chunks whose last one carries usage with the cost', async () => {
     const chunks = await lastValueFrom(
-      app.rpc.stream(InferenceContracts.chatCompletionStream, chat({ model: 'demo/chat', messages: user('alpha beta gamma'), stream: true })).pipe(toArray()),
+      app.rpc
+        .stream(
+          InferenceContracts.chatCompletionStream,
+          chat({ model: 'demo/chat', messages: user('alpha beta gamma'), stream: true }),
+        )
+        .pipe(toArray()),
     );
     expect(chunks.length).toBeGreaterThanOrEqual(4);
     expect(chunks.every((c) => c.object === 'chat.completion.chunk' && c.model === 'demo/chat')).toBe(true);
     expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe('alpha beta gamma');
     const last = chunks.at(-1);
     // 7 prompt tokens × 150/M + 3 completion tokens × 600/M = 0.00285 RUB.
-    expect(last).toMatchObject({ choices: [{ finish_reason: 'stop' }], usage: { prompt_tokens: 7, completion_tokens: 3, cost_rub: 0.00285, cost: 0.00285 } });
-    expect(await app.eventOf(chunks[0].id)).toMatchObject({ status: 'completed', cost: '0.00285', responseMode: 'stream' });
+    expect(last).toMatchObject({
+      choices: [{ finish_reason: 'stop' }],
+      usage: { prompt_tokens: 7, completion_tokens: 3, cost_rub: 0.00285, cost: 0.00285 },
+    });
+    expect(await app.eventOf(chunks[0].id)).toMatchObject({
+      status: 'completed',
+      cost: '0.00285',
+      responseMode: 'stream',
+    });
   });
 
   it('falls back from Mock Broken to Mock Alpha and records both attempts', async () => {
-    const result = await app.rpc.request(InferenceContracts.chatCompletion, chat({ model: 'demo/chat-fallback', messages: user('still here') }));
-    expect(result).toMatchObject({ provider: 'Mock Alpha', choices: [{ message: { content: 'still here' } }] });
-    expect(await app.eventOf(result.id)).toMatchObject({ status: 'completed', provider: 'Mock Alpha', attemptsCount: 2 });
+    const result = await app.rpc.request(
+      InferenceContracts.chatCompletion,
+      chat({ model: 'demo/chat-fallback', messages: user('still here') }),
+    );
+    expect(result).toMatchObject({
+      provider: 'Mock Alpha',
+      choices: [{ message: { content: 'still here' } }],
+    });
+    expect(await app.eventOf(result.id)).toMatchObject({
+      status: 'completed',
+      provider: 'Mock Alpha',
+      attemptsCount: 2,
+    });
     const ds = new DataSource({ type: 'postgres', url: app.db.url });
     await ds.initialize();
-    const attempts = await ds.query(`SELECT provider, status, http_status FROM inference.request_attempts WHERE generation_id = $1 ORDER BY attempt`, [result.id]);
-    const outbox = await ds.query(`SELECT published_at FROM inference.event_outbox WHERE message_id = $1`, [result.id]);
+    const attempts = await ds.query(
+      `SELECT provider, status, http_status FROM inference.request_attempts WHERE generation_id = $1 ORDER BY attempt`,
+      [result.id],
+    );
+    const outbox = await ds.query(`SELECT published_at FROM inference.event_outbox WHERE message_id = $1`, [
+      result.id,
+    ]);
     await ds.destroy();
     expect(attempts).toEqual([
       { provider: 'Mock Broken', status: 'failed', http_status: 502 },
@@ -154,7 +208,12 @@ describe('inference chat completions over NATS, Postgres and mock-upstream', () 
 
   it('falls back in a stream before any output', async () => {
     const chunks = await lastValueFrom(
-      app.rpc.stream(InferenceContracts.chatCompletionStream, chat({ model: 'demo/chat-fallback', messages: user('streamed fallback') })).pipe(toArray()),
+      app.rpc
+        .stream(
+          InferenceContracts.chatCompletionStream,
+          chat({ model: 'demo/chat-fallback', messages: user('streamed fallback') }),
+        )
+        .pipe(toArray()),
     );
     expect(chunks.at(-1)?.provider).toBe('Mock Alpha');
     expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe('streamed fallback');
@@ -163,21 +222,35 @@ describe('inference chat completions over NATS, Postgres and mock-upstream', () 
   it('answers upstream_error for [[fail:502]] on every provider and publishes a failed event costing 0', async () => {
     const before = new Set(app.events.keys());
     await expect(
-      app.rpc.request(InferenceContracts.chatCompletion, chat({ model: 'demo/chat', messages: user('boom [[fail:502]]') })),
+      app.rpc.request(
+        InferenceContracts.chatCompletion,
+        chat({ model: 'demo/chat', messages: user('boom [[fail:502]]') }),
+      ),
     ).rejects.toMatchObject({ code: 'upstream_error', status: 502 });
     const failed = await expectEventually(() => {
-      const event = [...app.events.values()].find((e) => !before.has(e.generationId) && e.status === 'failed');
+      const event = [...app.events.values()].find(
+        (e) => !before.has(e.generationId) && e.status === 'failed',
+      );
       expect(event).toBeDefined();
       return event as GenerationFinishedEvent;
     });
-    expect(failed).toMatchObject({ cost: '0', usage: null, attemptsCount: 2, error: { code: 'upstream_error' } });
+    expect(failed).toMatchObject({
+      cost: '0',
+      usage: null,
+      attemptsCount: 2,
+      error: { code: 'upstream_error' },
+    });
   });
 
   it('answers upstream_timeout when the provider is slower than UPSTREAM_TIMEOUT_MS', async () => {
     await expect(
       app.rpc.request(
         InferenceContracts.chatCompletion,
-        chat({ model: 'demo/chat', messages: user('[[delay:1500]] late'), provider: { only: ['Mock Alpha'] } }),
+        chat({
+          model: 'demo/chat',
+          messages: user('[[delay:1500]] late'),
+          provider: { only: ['Mock Alpha'] },
+        }),
       ),
     ).rejects.toMatchObject({ code: 'upstream_timeout', status: 504 });
   });
@@ -187,7 +260,14 @@ describe('inference chat completions over NATS, Postgres and mock-upstream', () 
     let id = '';
     const error = await new Promise<unknown>((resolve) =>
       app.rpc
-        .stream(InferenceContracts.chatCompletionStream, chat({ model: 'demo/chat', messages: user('one two [[drop]]'), provider: { only: ['Mock Alpha'] } }))
+        .stream(
+          InferenceContracts.chatCompletionStream,
+          chat({
+            model: 'demo/chat',
+            messages: user('one two [[drop]]'),
+            provider: { only: ['Mock Alpha'] },
+          }),
+        )
         .subscribe({
           next: (c) => {
             id = c.id;
@@ -211,90 +291,157 @@ describe('inference chat completions over NATS, Postgres and mock-upstream', () 
     });
   });
 
-  it.each(['Mock Alpha', 'Mock Beta'])('charges a stream cut by %s no more than the complete answer to the same request', async (provider) => {
-    // [[delay:0]] is as inert as [[drop]] is not: the same words, so the same counts, and the answer runs to its end.
-    const costOf = async (marker: string) => {
-      const body = { model: 'demo/chat', messages: user(`count slowly from one to six ${marker}`), provider: { only: [provider] } };
-      const chunks: ChatCompletionChunk[] = [];
-      await new Promise<void>((resolve) => app.rpc.stream(InferenceContracts.chatCompletionStream, chat(body)).subscribe({ next: (c) => chunks.push(c), error: () => resolve(), complete: resolve }));
-      return app.eventOf(chunks[0].id);
-    };
-    const complete = await costOf('[[delay:0]]');
-    const cut = await costOf('[[drop]]');
-    expect(complete.status).toBe('completed');
-    expect(cut.status).toBe('failed');
-    expect(Number(cut.cost)).toBeGreaterThan(0);
-    expect(Number(cut.cost)).toBeLessThan(Number(complete.cost));
-    // Mock Beta tells the prompt's count in message_start, before the cut: that is charged rather than an estimate.
-    if (provider === 'Mock Beta') expect(cut.usage?.prompt_tokens).toBe(complete.usage?.prompt_tokens);
-    else expect(cut.usage?.prompt_tokens).toBeLessThanOrEqual(complete.usage?.prompt_tokens ?? 0);
-  });
+  it.each(['Mock Alpha', 'Mock Beta'])(
+    'charges a stream cut by %s no more than the complete answer to the same request',
+    async (provider) => {
+      // [[delay:0]] is as inert as [[drop]] is not: the same words, so the same counts, and the answer runs to its end.
+      const costOf = async (marker: string) => {
+        const body = {
+          model: 'demo/chat',
+          messages: user(`count slowly from one to six ${marker}`),
+          provider: { only: [provider] },
+        };
+        const chunks: ChatCompletionChunk[] = [];
+        await new Promise<void>((resolve) =>
+          app.rpc
+            .stream(InferenceContracts.chatCompletionStream, chat(body))
+            .subscribe({ next: (c) => chunks.push(c), error: () => resolve(), complete: resolve }),
+        );
+        return app.eventOf(chunks[0].id);
+      };
+      const complete = await costOf('[[delay:0]]');
+      const cut = await costOf('[[drop]]');
+      expect(complete.status).toBe('completed');
+      expect(cut.status).toBe('failed');
+      expect(Number(cut.cost)).toBeGreaterThan(0);
+      expect(Number(cut.cost)).toBeLessThan(Number(complete.cost));
+      // Mock Beta tells the prompt's count in message_start, before the cut: that is charged rather than an estimate.
+      if (provider === 'Mock Beta') expect(cut.usage?.prompt_tokens).toBe(complete.usage?.prompt_tokens);
+      else expect(cut.usage?.prompt_tokens).toBeLessThanOrEqual(complete.usage?.prompt_tokens ?? 0);
+    },
+  );
 
   it.each([
     ['Mock Alpha', 'finish_reason stop'],
     ['Mock Beta', 'stop_reason stop_sequence'],
   ])('sends stop to %s, which ends the answer before it (%s)', async (provider) => {
-    const body = { model: 'demo/chat', messages: user('one two three four'), stop: ['three'], provider: { only: [provider] } };
+    const body = {
+      model: 'demo/chat',
+      messages: user('one two three four'),
+      stop: ['three'],
+      provider: { only: [provider] },
+    };
     const result = await app.rpc.request(InferenceContracts.chatCompletion, chat(body));
-    expect(result).toMatchObject({ provider, choices: [{ message: { content: 'one two' }, finish_reason: 'stop' }], usage: { completion_tokens: 2 } });
+    expect(result).toMatchObject({
+      provider,
+      choices: [{ message: { content: 'one two' }, finish_reason: 'stop' }],
+      usage: { completion_tokens: 2 },
+    });
   });
 
   describe('the size of a request', () => {
     const refusedBeforeReserving = async (body: Record<string, unknown>, param: string) => {
       const generationId = `gen-${randomUUID()}`;
-      await expect(app.rpc.request(InferenceContracts.chatCompletion, { ...chat(body), generationId })).rejects.toMatchObject({ code: 'invalid_request', status: 400, param });
+      await expect(
+        app.rpc.request(InferenceContracts.chatCompletion, { ...chat(body), generationId }),
+      ).rejects.toMatchObject({ code: 'invalid_request', status: 400, param });
       expect(app.reserveRequests.some((r) => r.generationId === generationId)).toBe(false);
     };
 
     it.each([
       ['messages', { messages: user('a '.repeat(200_000)) }],
       ['prompt', { prompt: 'a '.repeat(200_000) }],
-    ])('refuses a 200 000-token prompt above every provider context on %s, before reserving', async (param, prompt) => {
-      await refusedBeforeReserving({ model: 'demo/chat', ...prompt }, param);
-    });
+    ])(
+      'refuses a 200 000-token prompt above every provider context on %s, before reserving',
+      async (param, prompt) => {
+        await refusedBeforeReserving({ model: 'demo/chat', ...prompt }, param);
+      },
+    );
 
-    it.each(['max_tokens', 'max_completion_tokens'])('refuses a %s above every provider maximum, before reserving', async (param) => {
-      await refusedBeforeReserving({ model: 'demo/chat', messages: user('hi'), [param]: 4_097 }, param);
-    });
+    it.each(['max_tokens', 'max_completion_tokens'])(
+      'refuses a %s above every provider maximum, before reserving',
+      async (param) => {
+        await refusedBeforeReserving({ model: 'demo/chat', messages: user('hi'), [param]: 4_097 }, param);
+      },
+    );
 
     it('serves an ordinary prompt near the limit, estimated realistically rather than by the reservation bound', async () => {
       // 120 000 words in 240 000 bytes: about 120 000 tokens (Mock Alpha counts 120 004), though the bound is twice that.
-      const result = await app.rpc.request(InferenceContracts.chatCompletion, chat({ model: 'demo/chat', messages: user('a '.repeat(120_000)), max_tokens: 1 }));
+      const result = await app.rpc.request(
+        InferenceContracts.chatCompletion,
+        chat({ model: 'demo/chat', messages: user('a '.repeat(120_000)), max_tokens: 1 }),
+      );
       expect(result.usage.prompt_tokens).toBe(120_004);
     });
 
     it.each([
       ['a prompt longer than the first provider takes', { messages: user('word '.repeat(1_200)) }],
-      ['a max_tokens above what the first provider produces', { messages: user('hi'), max_tokens: ALPHA_LIMITS.max_completion_tokens + 1 }],
+      [
+        'a max_tokens above what the first provider produces',
+        { messages: user('hi'), max_tokens: ALPHA_LIMITS.max_completion_tokens + 1 },
+      ],
     ])('routes %s to a provider that takes it', async (_label, body) => {
-      const result = await app.rpc.request(InferenceContracts.chatCompletion, chat({ model: 'test/limits', ...body }));
+      const result = await app.rpc.request(
+        InferenceContracts.chatCompletion,
+        chat({ model: 'test/limits', ...body }),
+      );
       expect(result.provider).toBe('Mock Beta');
     });
   });
 
-  it.each([false, true])('records a moderation block before output as failed at zero cost (stream %s)', async (stream) => {
-    const body = chat({ model: 'demo/chat', messages: user('bad [[filter]]'), stream });
-    const [id, finish, cost] = stream
-      ? await lastValueFrom(app.rpc.stream(InferenceContracts.chatCompletionStream, body).pipe(toArray())).then((c) => [c[0].id, c.at(-1)?.choices[0].finish_reason, c.at(-1)?.usage?.cost_rub])
-      : await app.rpc.request(InferenceContracts.chatCompletion, body).then((r) => [r.id, r.choices[0].finish_reason, r.usage.cost_rub]);
-    expect([finish, cost]).toEqual(['content_filter', 0]);
-    expect(await app.eventOf(id as string)).toMatchObject({ status: 'failed', cost: '0', finishReason: 'content_filter', error: { code: 'content_filter' } });
-  });
+  it.each([false, true])(
+    'records a moderation block before output as failed at zero cost (stream %s)',
+    async (stream) => {
+      const body = chat({ model: 'demo/chat', messages: user('bad [[filter]]'), stream });
+      const [id, finish, cost] = stream
+        ? await lastValueFrom(
+            app.rpc.stream(InferenceContracts.chatCompletionStream, body).pipe(toArray()),
+          ).then((c) => [c[0].id, c.at(-1)?.choices[0].finish_reason, c.at(-1)?.usage?.cost_rub])
+        : await app.rpc
+            .request(InferenceContracts.chatCompletion, body)
+            .then((r) => [r.id, r.choices[0].finish_reason, r.usage.cost_rub]);
+      expect([finish, cost]).toEqual(['content_filter', 0]);
+      expect(await app.eventOf(id as string)).toMatchObject({
+        status: 'failed',
+        cost: '0',
+        finishReason: 'content_filter',
+        error: { code: 'content_filter' },
+      });
+    },
+  );
 
   it('costs the same streamed and not streamed', async () => {
-    const body = { model: 'demo/chat', messages: user('same price either way'), provider: { only: ['Mock Beta'] } };
+    const body = {
+      model: 'demo/chat',
+      messages: user('same price either way'),
+      provider: { only: ['Mock Beta'] },
+    };
     const plain = await app.rpc.request(InferenceContracts.chatCompletion, chat(body));
-    const chunks = await lastValueFrom(app.rpc.stream(InferenceContracts.chatCompletionStream, chat({ ...body, stream: true })).pipe(toArray()));
+    const chunks = await lastValueFrom(
+      app.rpc
+        .stream(InferenceContracts.chatCompletionStream, chat({ ...body, stream: true }))
+        .pipe(toArray()),
+    );
     expect(chunks.at(-1)?.usage).toEqual(plain.usage);
     expect((await app.eventOf(chunks[0].id)).cost).toBe((await app.eventOf(plain.id)).cost);
   });
 
   describe('the model alias', () => {
-    it.each(['chat_completions', 'responses', 'messages'])('routes by provider=, answers the canonical id on %s', async (apiType) => {
-      const result = await app.rpc.request(InferenceContracts.chatCompletion, { ...chat({ model: 'demo/chat@provider=Mock Beta&reasoning_effort=low', messages: user('aliased') }), apiType });
-      expect(result).toMatchObject({ model: 'demo/chat', provider: 'Mock Beta' });
-      expect(await app.eventOf(result.id)).toMatchObject({ model: 'demo/chat', provider: 'Mock Beta', apiType });
-    });
+    it.each(['chat_completions', 'responses', 'messages'])(
+      'routes by provider=, answers the canonical id on %s',
+      async (apiType) => {
+        const result = await app.rpc.request(InferenceContracts.chatCompletion, {
+          ...chat({ model: 'demo/chat@provider=Mock Beta&reasoning_effort=low', messages: user('aliased') }),
+          apiType,
+        });
+        expect(result).toMatchObject({ model: 'demo/chat', provider: 'Mock Beta' });
+        expect(await app.eventOf(result.id)).toMatchObject({
+          model: 'demo/chat',
+          provider: 'Mock Beta',
+          apiType,
+        });
+      },
+    );
 
     it.each([
       ['an unknown key', 'demo/chat@colour=red'],
@@ -305,24 +452,47 @@ describe('inference chat completions over NATS, Postgres and mock-upstream', () 
       ['a value containing =', 'demo/chat@provider=a=b'],
       ['a bad allow_fallbacks', 'demo/chat@allow_fallbacks=yes'],
     ])('answers 400 on model for %s', async (_label, model) => {
-      await expect(app.rpc.request(InferenceContracts.chatCompletion, chat({ model, messages: user('x') }))).rejects.toMatchObject({ code: 'invalid_request', status: 400, param: 'model' });
+      await expect(
+        app.rpc.request(InferenceContracts.chatCompletion, chat({ model, messages: user('x') })),
+      ).rejects.toMatchObject({ code: 'invalid_request', status: 400, param: 'model' });
     });
 
     it.each([
-      ['provider= with a provider object', { model: 'demo/chat@provider=Mock Beta', provider: { order: ['Mock Alpha'] } }],
-      ['reasoning_effort= with reasoning.effort', { model: 'demo/chat@reasoning_effort=low', reasoning: { effort: 'high' } }],
-      ['allow_fallbacks= with provider.allow_fallbacks', { model: 'demo/chat@allow_fallbacks=false', provider: { allow_fallbacks: true } }],
+      [
+        'provider= with a provider object',
+        { model: 'demo/chat@provider=Mock Beta', provider: { order: ['Mock Alpha'] } },
+      ],
+      [
+        'reasoning_effort= with reasoning.effort',
+        { model: 'demo/chat@reasoning_effort=low', reasoning: { effort: 'high' } },
+      ],
+      [
+        'allow_fallbacks= with provider.allow_fallbacks',
+        { model: 'demo/chat@allow_fallbacks=false', provider: { allow_fallbacks: true } },
+      ],
     ])('answers 400 on model when it conflicts with the body: %s', async (_label, body) => {
-      await expect(app.rpc.request(InferenceContracts.chatCompletion, chat({ ...body, messages: user('x') }))).rejects.toMatchObject({ code: 'invalid_request', param: 'model' });
+      await expect(
+        app.rpc.request(InferenceContracts.chatCompletion, chat({ ...body, messages: user('x') })),
+      ).rejects.toMatchObject({ code: 'invalid_request', param: 'model' });
     });
 
     it('names model when the provider it names does not serve the model', async () => {
-      await expect(app.rpc.request(InferenceContracts.chatCompletion, chat({ model: 'demo/chat@provider=Nope', messages: user('x') }))).rejects.toMatchObject({
+      await expect(
+        app.rpc.request(
+          InferenceContracts.chatCompletion,
+          chat({ model: 'demo/chat@provider=Nope', messages: user('x') }),
+        ),
+      ).rejects.toMatchObject({
         code: 'invalid_request',
         status: 400,
         param: 'model',
       });
-      await expect(app.rpc.request(InferenceContracts.chatCompletion, chat({ model: 'demo/chat', provider: { only: ['Nope'] }, messages: user('x') }))).rejects.toMatchObject({
+      await expect(
+        app.rpc.request(
+          InferenceContracts.chatCompletion,
+          chat({ model: 'demo/chat', provider: { only: ['Nope'] }, messages: user('x') }),
+        ),
+      ).rejects.toMatchObject({
         code: 'invalid_request',
         param: 'provider',
       });
@@ -330,19 +500,32 @@ describe('inference chat completions over NATS, Postgres and mock-upstream', () 
 
     it('is an unknown model on other endpoints', async () => {
       await expect(
-        app.rpc.request(InferenceContracts.chatCompletion, { ...chat({ model: 'demo/chat@provider=Mock Beta', messages: user('x') }), apiType: 'embeddings' }),
+        app.rpc.request(InferenceContracts.chatCompletion, {
+          ...chat({ model: 'demo/chat@provider=Mock Beta', messages: user('x') }),
+          apiType: 'embeddings',
+        }),
       ).rejects.toMatchObject({ code: 'invalid_model', param: 'model' });
     });
 
     it('answers 400 on reasoning.effort for an effort the model does not support', async () => {
-      await expect(app.rpc.request(InferenceContracts.chatCompletion, chat({ model: 'demo/chat@reasoning_effort=xhigh', messages: user('x') }))).rejects.toMatchObject({
+      await expect(
+        app.rpc.request(
+          InferenceContracts.chatCompletion,
+          chat({ model: 'demo/chat@reasoning_effort=xhigh', messages: user('x') }),
+        ),
+      ).rejects.toMatchObject({
         code: 'invalid_request',
         param: 'reasoning.effort',
       });
     });
 
     it('turns fallbacks off with allow_fallbacks=false', async () => {
-      await expect(app.rpc.request(InferenceContracts.chatCompletion, chat({ model: 'demo/chat-fallback@allow_fallbacks=false', messages: user('x') }))).rejects.toMatchObject({
+      await expect(
+        app.rpc.request(
+          InferenceContracts.chatCompletion,
+          chat({ model: 'demo/chat-fallback@allow_fallbacks=false', messages: user('x') }),
+        ),
+      ).rejects.toMatchObject({
         code: 'upstream_error',
         status: 502,
       });
@@ -352,14 +535,28 @@ describe('inference chat completions over NATS, Postgres and mock-upstream', () 
   describe('the first-token deadline', () => {
     it('falls back to the next provider when the first misses it, before the client saw anything', async () => {
       const started = Date.now();
-      const chunks = await lastValueFrom(app.rpc.stream(InferenceContracts.chatCompletionStream, chat({ model: 'test/ttft', messages: user('[[delay:400]] eventually') })).pipe(toArray()));
+      const chunks = await lastValueFrom(
+        app.rpc
+          .stream(
+            InferenceContracts.chatCompletionStream,
+            chat({ model: 'test/ttft', messages: user('[[delay:400]] eventually') }),
+          )
+          .pipe(toArray()),
+      );
       expect(chunks.every((c) => c.provider === 'Mock Beta')).toBe(true);
       expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe('eventually');
       expect(Date.now() - started).toBeGreaterThanOrEqual(ALPHA_FIRST_TOKEN_MS + 400);
-      expect(await app.eventOf(chunks[0].id)).toMatchObject({ status: 'completed', provider: 'Mock Beta', attemptsCount: 2 });
+      expect(await app.eventOf(chunks[0].id)).toMatchObject({
+        status: 'completed',
+        provider: 'Mock Beta',
+        attemptsCount: 2,
+      });
       const ds = new DataSource({ type: 'postgres', url: app.db.url });
       await ds.initialize();
-      const attempts = await ds.query(`SELECT provider, status, error_code FROM inference.request_attempts WHERE generation_id = $1 ORDER BY attempt`, [chunks[0].id]);
+      const attempts = await ds.query(
+        `SELECT provider, status, error_code FROM inference.request_attempts WHERE generation_id = $1 ORDER BY attempt`,
+        [chunks[0].id],
+      );
       await ds.destroy();
       expect(attempts).toEqual([
         { provider: 'Mock Alpha', status: 'failed', error_code: 'timeout' },
@@ -369,13 +566,23 @@ describe('inference chat completions over NATS, Postgres and mock-upstream', () 
 
     it('answers upstream_timeout when fallbacks are off', async () => {
       await expect(
-        lastValueFrom(app.rpc.stream(InferenceContracts.chatCompletionStream, chat({ model: 'test/ttft', messages: user('[[delay:400]] x'), provider: { allow_fallbacks: false } }))),
+        lastValueFrom(
+          app.rpc.stream(
+            InferenceContracts.chatCompletionStream,
+            chat({
+              model: 'test/ttft',
+              messages: user('[[delay:400]] x'),
+              provider: { allow_fallbacks: false },
+            }),
+          ),
+        ),
       ).rejects.toMatchObject({ code: 'upstream_timeout', status: 504 });
     });
   });
 
   describe('cancellation over NATS', () => {
-    const cancel = (generationId: string) => app.rpc.broadcast(InferenceContracts.cancelGeneration, { generationId });
+    const cancel = (generationId: string) =>
+      app.rpc.broadcast(InferenceContracts.cancelGeneration, { generationId });
 
     it('aborts mid-stream on whichever replica runs it, and charges what was produced', async () => {
       const ids = Array.from({ length: 4 }, () => `gen-${randomUUID()}`);
@@ -384,7 +591,10 @@ describe('inference chat completions over NATS, Postgres and mock-upstream', () 
           (generationId) =>
             new Promise<void>((resolve, reject) => {
               const subscription = app.rpc
-                .stream(InferenceContracts.chatCompletionStream, { ...chat({ model: 'demo/chat', messages: user('a b c d e f g h [[slow:250]]') }), generationId })
+                .stream(InferenceContracts.chatCompletionStream, {
+                  ...chat({ model: 'demo/chat', messages: user('a b c d e f g h [[slow:250]]') }),
+                  generationId,
+                })
                 .subscribe({
                   next: () => {
                     // Over NATS unsubscribing alone does not reach the service; the broadcast does.
@@ -409,25 +619,43 @@ describe('inference chat completions over NATS, Postgres and mock-upstream', () 
       await cancel(early);
       const late = `gen-${randomUUID()}`;
       const streams = [early, late].map((generationId) =>
-        app.rpc.stream(InferenceContracts.chatCompletionStream, { ...chat({ model: 'demo/chat', messages: user('[[delay:800]] never seen') }), generationId }).subscribe({ error: () => undefined }),
+        app.rpc
+          .stream(InferenceContracts.chatCompletionStream, {
+            ...chat({ model: 'demo/chat', messages: user('[[delay:800]] never seen') }),
+            generationId,
+          })
+          .subscribe({ error: () => undefined }),
       );
       await new Promise((resolve) => setTimeout(resolve, 200));
       await cancel(late);
-      for (const id of [early, late]) expect(await app.eventOf(id)).toMatchObject({ status: 'cancelled', isCancelled: true, cost: '0' });
+      for (const id of [early, late])
+        expect(await app.eventOf(id)).toMatchObject({ status: 'cancelled', isCancelled: true, cost: '0' });
       streams.forEach((s) => s.unsubscribe());
     });
   });
 
   it('passes billing 402 through and calls no provider', async () => {
-    const poor: Principal = { kind: 'user', organizationId: POOR_ORGANIZATION, userId: randomUUID(), role: 'admin' };
-    await expect(app.rpc.request(InferenceContracts.chatCompletion, chat({ model: 'demo/chat', messages: user('hi') }, poor))).rejects.toMatchObject({
+    const poor: Principal = {
+      kind: 'user',
+      organizationId: POOR_ORGANIZATION,
+      userId: randomUUID(),
+      role: 'admin',
+    };
+    await expect(
+      app.rpc.request(
+        InferenceContracts.chatCompletion,
+        chat({ model: 'demo/chat', messages: user('hi') }, poor),
+      ),
+    ).rejects.toMatchObject({
       code: 'insufficient_balance',
       status: 402,
     });
   });
 
   it('answers invalid_model naming param model', async () => {
-    await expect(app.rpc.request(InferenceContracts.chatCompletion, chat({ model: 'demo/nope', messages: user('hi') }))).rejects.toMatchObject({
+    await expect(
+      app.rpc.request(InferenceContracts.chatCompletion, chat({ model: 'demo/nope', messages: user('hi') })),
+    ).rejects.toMatchObject({
       code: 'invalid_model',
       status: 400,
       param: 'model',
@@ -438,7 +666,12 @@ describe('inference chat completions over NATS, Postgres and mock-upstream', () 
     ['an embedding model', 'chat_completions', 'demo/embed-small'],
     ['a chat model on an endpoint its list does not name', 'embeddings', 'demo/chat'],
   ])('refuses %s with 400 on model, as its endpoints list says', async (_label, apiType, model) => {
-    await expect(app.rpc.request(InferenceContracts.chatCompletion, { ...chat({ model, messages: user('hi') }), apiType })).rejects.toMatchObject({
+    await expect(
+      app.rpc.request(InferenceContracts.chatCompletion, {
+        ...chat({ model, messages: user('hi') }),
+        apiType,
+      }),
+    ).rejects.toMatchObject({
       code: 'invalid_model',
       status: 400,
       param: 'model',
@@ -448,16 +681,27 @@ describe('inference chat completions over NATS, Postgres and mock-upstream', () 
 
   it('validates the body on the service side', async () => {
     await expect(
-      app.rpc.request(InferenceContracts.chatCompletion, chat({ model: 'demo/chat', messages: user('hi'), temperature: 3 })),
+      app.rpc.request(
+        InferenceContracts.chatCompletion,
+        chat({ model: 'demo/chat', messages: user('hi'), temperature: 3 }),
+      ),
     ).rejects.toMatchObject({ code: 'invalid_request', param: 'body.temperature' });
   });
 
   it('answers through the Anthropic wire of Mock Beta', async () => {
     const result = await app.rpc.request(
       InferenceContracts.chatCompletion,
-      chat({ model: 'demo/chat', messages: [{ role: 'system', content: 'be brief' }, ...user('via beta')], provider: { only: ['Mock Beta'] } }),
+      chat({
+        model: 'demo/chat',
+        messages: [{ role: 'system', content: 'be brief' }, ...user('via beta')],
+        provider: { only: ['Mock Beta'] },
+      }),
     );
     // 2 + 4 system, 2 + 4 user = 12 prompt tokens × 200/M + 2 × 800/M = 0.004 RUB.
-    expect(result).toMatchObject({ provider: 'Mock Beta', choices: [{ message: { content: 'via beta' }, finish_reason: 'stop' }], usage: { prompt_tokens: 12, completion_tokens: 2, cost_rub: 0.004 } });
+    expect(result).toMatchObject({
+      provider: 'Mock Beta',
+      choices: [{ message: { content: 'via beta' }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 12, completion_tokens: 2, cost_rub: 0.004 },
+    });
   });
 });

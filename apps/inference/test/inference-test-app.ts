@@ -1,4 +1,11 @@
-import { Controller, Inject, INestApplication, INestMicroservice, LoggerService, Module } from '@nestjs/common';
+import {
+  Controller,
+  Inject,
+  INestApplication,
+  INestMicroservice,
+  LoggerService,
+  Module,
+} from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { Test } from '@nestjs/testing';
 import { randomUUID } from 'node:crypto';
@@ -31,7 +38,8 @@ class ReserveResponder {
   @MessagePattern(BillingContracts.reserve.subject)
   reserve(@Payload() request: ReserveCreditRequest): ReserveCreditResponse {
     this.requests.push(request);
-    if (request.organizationId === POOR_ORGANIZATION) throw new DomainError('insufficient_balance', 'Insufficient balance');
+    if (request.organizationId === POOR_ORGANIZATION)
+      throw new DomainError('insufficient_balance', 'Insufficient balance');
     return { generationId: request.generationId, reservedAmount: request.maxAmount };
   }
 }
@@ -67,7 +75,10 @@ export class InferenceTestApp {
     await app.upstream.listen(0, '127.0.0.1');
     const address = app.upstream.getHttpServer().address() as { port: number };
     const transport: TransportOptions = { kind: 'nats', servers: nats.url, rpcTimeoutMs: 5_000 };
-    const billing = { module: ReserveResponderModule, providers: [{ provide: RESERVE_REQUESTS, useValue: app.reserveRequests }] };
+    const billing = {
+      module: ReserveResponderModule,
+      providers: [{ provide: RESERVE_REQUESTS, useValue: app.reserveRequests }],
+    };
     app.services.push(await startService(billing, transport, 'billing', silent));
     const env = Object.assign(
       new InferenceEnv(),
@@ -80,14 +91,20 @@ export class InferenceTestApp {
       envOverrides,
     );
     for (let i = 0; i < replicas; i++) {
-      app.services.push(await startService(InferenceModule.register({ env, transport }), transport, INFERENCE_QUEUE, silent));
+      app.services.push(
+        await startService(InferenceModule.register({ env, transport }), transport, INFERENCE_QUEUE, silent),
+      );
     }
-    const moduleRef = await Test.createTestingModule({ imports: [TransportModule.forRoot(transport)] }).compile();
+    const moduleRef = await Test.createTestingModule({
+      imports: [TransportModule.forRoot(transport)],
+    }).compile();
     await moduleRef.init();
     app.rpc = moduleRef.get(RpcClient);
-    await moduleRef.get(DurableEvents).subscribe(BillingEvents.generationFinished, 'test-billing', async (event) => {
-      app.events.set(event.generationId, event);
-    });
+    await moduleRef
+      .get(DurableEvents)
+      .subscribe(BillingEvents.generationFinished, 'test-billing', async (event) => {
+        app.events.set(event.generationId, event);
+      });
     app.closeClient = () => moduleRef.close();
     return app;
   }

@@ -1,12 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { AudioFormat, Principal, TranscriptionContracts, TranscriptionParams, TranscriptionReply, TranscriptionRequest } from '@gw/contracts';
+import {
+  AudioFormat,
+  Principal,
+  TranscriptionContracts,
+  TranscriptionParams,
+  TranscriptionReply,
+  TranscriptionRequest,
+} from '@gw/contracts';
 import { flacFile, id3Tag, m4aFile, mp3Frames, oggFile, wavFile, webmFile } from './audio-fixtures';
 import { InferenceTestApp, POOR_ORGANIZATION } from './inference-test-app';
 
 /** A mono 16-bit PCM WAV with a 440 Hz tone. */
 function wav(seconds: number, rate = 16_000): Buffer {
   const data = Buffer.alloc(seconds * rate * 2);
-  for (let i = 0; i < seconds * rate; i++) data.writeInt16LE(Math.round(Math.sin((2 * Math.PI * 440 * i) / rate) * 8000), i * 2);
+  for (let i = 0; i < seconds * rate; i++)
+    data.writeInt16LE(Math.round(Math.sin((2 * Math.PI * 440 * i) / rate) * 8000), i * 2);
   const header = Buffer.alloc(44);
   header.write('RIFF', 0, 'ascii');
   header.writeUInt32LE(36 + data.length, 4);
@@ -25,17 +33,32 @@ function wav(seconds: number, rate = 16_000): Buffer {
 
 describe('inference transcriptions over NATS, Postgres and mock-upstream', () => {
   let app: InferenceTestApp;
-  const principal: Principal = { kind: 'api_key', organizationId: randomUUID(), apiKeyId: randomUUID(), apiKeyName: 'k', apiKeyShort: 'abc123', userId: null };
+  const principal: Principal = {
+    kind: 'api_key',
+    organizationId: randomUUID(),
+    apiKeyId: randomUUID(),
+    apiKeyName: 'k',
+    apiKeyShort: 'abc123',
+    userId: null,
+  };
   const twoSeconds = wav(2).toString('base64');
 
-  const transcribe = (params: TranscriptionParams, audio: Partial<TranscriptionRequest['audio']> = {}, who: Principal = principal) =>
+  const transcribe = (
+    params: TranscriptionParams,
+    audio: Partial<TranscriptionRequest['audio']> = {},
+    who: Principal = principal,
+  ) =>
     app.rpc.request(TranscriptionContracts.transcribe, {
       principal: who,
       generationId: `gen-${randomUUID()}`,
       audio: { base64: twoSeconds, filename: 'tone.wav', format: 'wav', ...audio },
       params,
     });
-  const refusal = (promise: Promise<unknown>) => promise.then(() => null, (err: { code: string; param?: string | null }) => ({ code: err.code, param: err.param ?? null }));
+  const refusal = (promise: Promise<unknown>) =>
+    promise.then(
+      () => null,
+      (err: { code: string; param?: string | null }) => ({ code: err.code, param: err.param ?? null }),
+    );
   const json = (reply: TranscriptionReply) => {
     expect(reply.contentType).toBe('application/json');
     return reply.contentType === 'application/json' ? reply.result : null;
@@ -50,7 +73,12 @@ describe('inference transcriptions over NATS, Postgres and mock-upstream', () =>
   });
 
   it('answers verbose_json with segments and words, reserves the WAV duration and settles its cost', async () => {
-    const reply = await transcribe({ model: 'demo/whisper', response_format: 'verbose_json', timestamp_granularities: ['word', 'segment'], language: 'en' });
+    const reply = await transcribe({
+      model: 'demo/whisper',
+      response_format: 'verbose_json',
+      timestamp_granularities: ['word', 'segment'],
+      language: 'en',
+    });
     const result = json(reply);
     // 2 s at 0.60 RUB per minute = 0.02 RUB.
     expect(result).toMatchObject({
@@ -61,11 +89,23 @@ describe('inference transcriptions over NATS, Postgres and mock-upstream', () =>
       usage: { durationSeconds: 2, cost: 0.02, cost_rub: 0.02 },
     });
     expect(result?.segments).toHaveLength(2);
-    expect(result?.segments?.[1]).toMatchObject({ id: 1, start: 1, end: 2, text: ' Pack my box with five dozen liquor jugs.' });
+    expect(result?.segments?.[1]).toMatchObject({
+      id: 1,
+      start: 1,
+      end: 2,
+      text: ' Pack my box with five dozen liquor jugs.',
+    });
     expect(result?.words?.[0]).toEqual({ word: 'The', start: 0, end: expect.any(Number) });
     const reserve = app.reserveRequests.find((r) => r.generationId === reply.id);
     // The WAV header states the length, so the hold is exact.
-    expect(reserve).toMatchObject({ maxAmount: '0.02', minAmount: '0.02', model: 'demo/whisper', requestType: 'audio', apiType: 'transcriptions', responseMode: 'sync' });
+    expect(reserve).toMatchObject({
+      maxAmount: '0.02',
+      minAmount: '0.02',
+      model: 'demo/whisper',
+      requestType: 'audio',
+      apiType: 'transcriptions',
+      responseMode: 'sync',
+    });
     expect(await app.eventOf(reply.id)).toMatchObject({
       status: 'completed',
       cost: '0.02',
@@ -81,14 +121,37 @@ describe('inference transcriptions over NATS, Postgres and mock-upstream', () =>
 
   it('defaults to the classic model and json with text only', async () => {
     const result = json(await transcribe({}));
-    expect(result).toEqual({ text: expect.stringContaining('quick brown fox'), model: 'demo/whisper', usage: { durationSeconds: 2, cost: 0.02, cost_rub: 0.02 } });
+    expect(result).toEqual({
+      text: expect.stringContaining('quick brown fox'),
+      model: 'demo/whisper',
+      usage: { durationSeconds: 2, cost: 0.02, cost_rub: 0.02 },
+    });
   });
 
   it('takes every optional field written as null as left out: the default model, json, nothing null sent upstream', async () => {
-    const unset = { model: null, language: null, prompt: null, response_format: null, temperature: null, timestamp_granularities: null, user: null, chunking_strategy: null, include: null, known_speaker_names: null, known_speaker_references: null, stream: null };
-    expect(json(await transcribe(unset as unknown as TranscriptionParams))).toEqual({ text: expect.stringContaining('quick brown fox'), model: 'demo/whisper', usage: { durationSeconds: 2, cost: 0.02, cost_rub: 0.02 } });
+    const unset = {
+      model: null,
+      language: null,
+      prompt: null,
+      response_format: null,
+      temperature: null,
+      timestamp_granularities: null,
+      user: null,
+      chunking_strategy: null,
+      include: null,
+      known_speaker_names: null,
+      known_speaker_references: null,
+      stream: null,
+    };
+    expect(json(await transcribe(unset as unknown as TranscriptionParams))).toEqual({
+      text: expect.stringContaining('quick brown fox'),
+      model: 'demo/whisper',
+      usage: { durationSeconds: 2, cost: 0.02, cost_rub: 0.02 },
+    });
     // A null language sent upstream would come back as the language "null"; left out, the provider detects it.
-    const verbose = json(await transcribe({ ...unset, response_format: 'verbose_json' } as unknown as TranscriptionParams));
+    const verbose = json(
+      await transcribe({ ...unset, response_format: 'verbose_json' } as unknown as TranscriptionParams),
+    );
     expect(verbose).toMatchObject({ language: 'en', model: 'demo/whisper' });
   });
 
@@ -99,7 +162,11 @@ describe('inference transcriptions over NATS, Postgres and mock-upstream', () =>
 
   it.each([
     ['text', 'text/plain', /^The quick brown fox .* liquor jugs\.$/],
-    ['srt', 'application/x-subrip', /^1\n00:00:00,000 --> 00:00:01,000\nThe quick brown fox jumps over the lazy dog\.\n\n2\n00:00:01,000 --> 00:00:02,000\n/],
+    [
+      'srt',
+      'application/x-subrip',
+      /^1\n00:00:00,000 --> 00:00:01,000\nThe quick brown fox jumps over the lazy dog\.\n\n2\n00:00:01,000 --> 00:00:02,000\n/,
+    ],
     ['vtt', 'text/vtt', /^WEBVTT\n\n00:00:00\.000 --> 00:00:01\.000\nThe quick brown fox/],
   ] as const)('renders %s as %s', async (format, contentType, body) => {
     const reply = await transcribe({ response_format: format });
@@ -108,7 +175,13 @@ describe('inference transcriptions over NATS, Postgres and mock-upstream', () =>
   });
 
   it('marks speakers with the diarizing model', async () => {
-    const result = json(await transcribe({ model: 'demo/transcribe-diarize', response_format: 'diarized_json', known_speaker_names: ['Anna', 'Boris'] }));
+    const result = json(
+      await transcribe({
+        model: 'demo/transcribe-diarize',
+        response_format: 'diarized_json',
+        known_speaker_names: ['Anna', 'Boris'],
+      }),
+    );
     expect(result?.segments?.map((s) => s.speaker)).toEqual(['Anna', 'Boris']);
     // 2 s at 0.90 RUB per minute.
     expect(result?.usage).toEqual({ durationSeconds: 2, cost: 0.03, cost_rub: 0.03 });
@@ -117,31 +190,62 @@ describe('inference transcriptions over NATS, Postgres and mock-upstream', () =>
   it('bounds the hold of a compressed file by bitrates and bills the duration the provider heard', async () => {
     // 16 000 bytes: a 154-byte ID3 tag and 38 frames of 128 kbit/s; at least 0.4 s (320 kbit/s), at most 16 s (8 kbit/s); mock-upstream hears 1 s (128 kbit/s).
     const mp3 = Buffer.concat([id3Tag(144), mp3Frames(38)]);
-    const reply = await transcribe({ response_format: 'verbose_json' }, { base64: mp3.toString('base64'), filename: 'a.mp3', format: 'mp3' });
+    const reply = await transcribe(
+      { response_format: 'verbose_json' },
+      { base64: mp3.toString('base64'), filename: 'a.mp3', format: 'mp3' },
+    );
     expect(json(reply)?.usage).toEqual({ durationSeconds: 1, cost: 0.01, cost_rub: 0.01 });
-    expect(app.reserveRequests.find((r) => r.generationId === reply.id)).toMatchObject({ minAmount: '0.004', maxAmount: '0.16' });
+    expect(app.reserveRequests.find((r) => r.generationId === reply.id)).toMatchObject({
+      minAmount: '0.004',
+      maxAmount: '0.16',
+    });
   });
 
   it('bills a 1.0 s WAV as 1 s, its length by the sample layout', async () => {
     const reply = await transcribe({}, { base64: wavFile({ seconds: 1 }).toString('base64') });
     expect(json(reply)?.usage).toEqual({ durationSeconds: 1, cost: 0.01, cost_rub: 0.01 });
-    expect(app.reserveRequests.find((r) => r.generationId === reply.id)).toMatchObject({ minAmount: '0.01', maxAmount: '0.01' });
+    expect(app.reserveRequests.find((r) => r.generationId === reply.id)).toMatchObject({
+      minAmount: '0.01',
+      maxAmount: '0.01',
+    });
   });
 
   it.each<[string, Buffer, AudioFormat]>([
     // The audit's file: 1.0 s at 16 kHz, 16-bit mono, block_align 2, 32 000 data bytes, byte_rate 1; it was billed as 32 000 s.
-    ['a WAV whose byte_rate (1) contradicts sample_rate × block_align', wavFile({ seconds: 1, byteRate: 1 }), 'wav'],
-    ['a WAV whose block_align contradicts its channels and sample size', wavFile({ seconds: 1, blockAlign: 4, byteRate: 64_000 }), 'wav'],
+    [
+      'a WAV whose byte_rate (1) contradicts sample_rate × block_align',
+      wavFile({ seconds: 1, byteRate: 1 }),
+      'wav',
+    ],
+    [
+      'a WAV whose block_align contradicts its channels and sample size',
+      wavFile({ seconds: 1, blockAlign: 4, byteRate: 64_000 }),
+      'wav',
+    ],
     ['a WAV with a sample rate of 0', wavFile({ seconds: 1, sampleRate: 0, byteRate: 32_000 }), 'wav'],
-    ['a WAV at 500 Hz, 8-bit (4 kbit/s, below any speech codec)', wavFile({ seconds: 10, sampleRate: 500, bitsPerSample: 8 }), 'wav'],
+    [
+      'a WAV at 500 Hz, 8-bit (4 kbit/s, below any speech codec)',
+      wavFile({ seconds: 10, sampleRate: 500, bitsPerSample: 8 }),
+      'wav',
+    ],
     ['an MP3 without a frame', Buffer.concat([id3Tag(100), Buffer.alloc(5_000)]), 'mp3'],
     ['a FLAC header of 2^35 samples in 1 KB', flacFile(8_000, 2 ** 35, 1_000), 'flac'],
-    ['an M4A movie header of 10 hours in 20 KB', m4aFile({ timescale: 1_000, duration: 36_000_000, audioBytes: 20_000 }), 'm4a'],
+    [
+      'an M4A movie header of 10 hours in 20 KB',
+      m4aFile({ timescale: 1_000, duration: 36_000_000, audioBytes: 20_000 }),
+      'm4a',
+    ],
     ['an Ogg granule position of 10 hours in 20 KB', oggFile({ seconds: 36_000, audioBytes: 20_000 }), 'ogg'],
-    ['a WebM cluster timestamp of 10 hours in 20 KB', webmFile({ clusters: [{ time: 36_000_000, blocks: [0] }], blockBytes: 20_000 }), 'webm'],
+    [
+      'a WebM cluster timestamp of 10 hours in 20 KB',
+      webmFile({ clusters: [{ time: 36_000_000, blocks: [0] }], blockBytes: 20_000 }),
+      'webm',
+    ],
   ])('refuses %s on file before reserving', async (_label, bytes, format) => {
     const before = app.reserveRequests.length;
-    expect(await refusal(transcribe({}, { base64: bytes.toString('base64'), filename: `a.${format}`, format }))).toEqual({ code: 'invalid_request', param: 'file' });
+    expect(
+      await refusal(transcribe({}, { base64: bytes.toString('base64'), filename: `a.${format}`, format })),
+    ).toEqual({ code: 'invalid_request', param: 'file' });
     expect(app.reserveRequests.length).toBe(before);
   });
 
@@ -150,21 +254,36 @@ describe('inference transcriptions over NATS, Postgres and mock-upstream', () =>
     ['an unknown model', { model: 'demo/nope' }, {}, 'model'],
     ['a chat model', { model: 'demo/chat' }, {}, 'model'],
     ['a temperature above 1', { temperature: 1.5 }, {}, 'params.temperature'],
-    ['five known speakers', { known_speaker_names: ['a', 'b', 'c', 'd', 'e'] }, {}, 'params.known_speaker_names'],
+    [
+      'five known speakers',
+      { known_speaker_names: ['a', 'b', 'c', 'd', 'e'] },
+      {},
+      'params.known_speaker_names',
+    ],
     ['a language that is not ISO-639-1', { language: 'english' }, {}, 'params.language'],
     ['content that does not match its format', {}, { format: 'mp3' }, 'file'],
     ['word timestamps with json', { timestamp_granularities: ['word'] }, {}, 'timestamp_granularities'],
   ])('refuses %s without reserving', async (_label, params, audio, param) => {
     const before = app.reserveRequests.length;
-    expect(await refusal(transcribe(params, audio))).toEqual({ code: expect.stringMatching(/^invalid_(request|model)$/), param });
+    expect(await refusal(transcribe(params, audio))).toEqual({
+      code: expect.stringMatching(/^invalid_(request|model)$/),
+      param,
+    });
     expect(app.reserveRequests.length).toBe(before);
   });
 
   it('requires chunking_strategy for more than 30 s on the diarizing model', async () => {
     // A low sample rate keeps the message under NATS's default 1 MB max_payload (docs/decisions.md).
     const long = wav(31, 2_000).toString('base64');
-    expect(await refusal(transcribe({ model: 'demo/transcribe-diarize' }, { base64: long }))).toEqual({ code: 'invalid_request', param: 'chunking_strategy' });
-    expect(json(await transcribe({ model: 'demo/transcribe-diarize', chunking_strategy: 'auto' }, { base64: long }))?.usage.durationSeconds).toBe(31);
+    expect(await refusal(transcribe({ model: 'demo/transcribe-diarize' }, { base64: long }))).toEqual({
+      code: 'invalid_request',
+      param: 'chunking_strategy',
+    });
+    expect(
+      json(
+        await transcribe({ model: 'demo/transcribe-diarize', chunking_strategy: 'auto' }, { base64: long }),
+      )?.usage.durationSeconds,
+    ).toBe(31);
   });
 
   it.each<[string, Buffer, AudioFormat]>([
@@ -172,21 +291,48 @@ describe('inference transcriptions over NATS, Postgres and mock-upstream', () =>
     ['an MP3 of 40 s by its frames', mp3Frames(1532), 'mp3'],
     ['a WAV of 45 s', wavFile({ seconds: 45, sampleRate: 2_000 }), 'wav'],
     ['a FLAC of 40 s by its STREAMINFO', flacFile(16_000, 16_000 * 40, 100_000), 'flac'],
-    ['an M4A of 40 s by its movie header', m4aFile({ timescale: 44_100, duration: 44_100 * 40, audioBytes: 100_000 }), 'm4a'],
+    [
+      'an M4A of 40 s by its movie header',
+      m4aFile({ timescale: 44_100, duration: 44_100 * 40, audioBytes: 100_000 }),
+      'm4a',
+    ],
     ['an Ogg Opus of 40 s by its granule positions', oggFile({ seconds: 40, audioBytes: 100_000 }), 'ogg'],
-    ['a live WebM of 40 s by its block timestamps', webmFile({ clusters: [{ time: 0, blocks: [0] }, { time: 30_000, blocks: [0, 10_000] }], blockBytes: 30_000, live: true }), 'webm'],
-  ])('requires chunking_strategy on the diarizing model for %s, before reserving', async (_label, bytes, format) => {
-    const audio = { base64: bytes.toString('base64'), filename: `long.${format}`, format };
-    const before = app.reserveRequests.length;
-    expect(await refusal(transcribe({ model: 'demo/transcribe-diarize' }, audio))).toEqual({ code: 'invalid_request', param: 'chunking_strategy' });
-    expect(app.reserveRequests.length).toBe(before);
-    const reply = await transcribe({ model: 'demo/transcribe-diarize', chunking_strategy: 'auto', response_format: 'diarized_json' }, audio);
-    expect(json(reply)?.usage.durationSeconds).toBeGreaterThan(0);
-  });
+    [
+      'a live WebM of 40 s by its block timestamps',
+      webmFile({
+        clusters: [
+          { time: 0, blocks: [0] },
+          { time: 30_000, blocks: [0, 10_000] },
+        ],
+        blockBytes: 30_000,
+        live: true,
+      }),
+      'webm',
+    ],
+  ])(
+    'requires chunking_strategy on the diarizing model for %s, before reserving',
+    async (_label, bytes, format) => {
+      const audio = { base64: bytes.toString('base64'), filename: `long.${format}`, format };
+      const before = app.reserveRequests.length;
+      expect(await refusal(transcribe({ model: 'demo/transcribe-diarize' }, audio))).toEqual({
+        code: 'invalid_request',
+        param: 'chunking_strategy',
+      });
+      expect(app.reserveRequests.length).toBe(before);
+      const reply = await transcribe(
+        { model: 'demo/transcribe-diarize', chunking_strategy: 'auto', response_format: 'diarized_json' },
+        audio,
+      );
+      expect(json(reply)?.usage.durationSeconds).toBeGreaterThan(0);
+    },
+  );
 
   it('bills the audit MP3 with chunking_strategy by the duration the provider heard', async () => {
     const mp3 = mp3Frames(1532);
-    const reply = await transcribe({ model: 'demo/transcribe-diarize', chunking_strategy: 'auto' }, { base64: mp3.toString('base64'), filename: 'long.mp3', format: 'mp3' });
+    const reply = await transcribe(
+      { model: 'demo/transcribe-diarize', chunking_strategy: 'auto' },
+      { base64: mp3.toString('base64'), filename: 'long.mp3', format: 'mp3' },
+    );
     // mock-upstream hears 638 844 bytes at 128 kbit/s: 39.928 s at 0.90 RUB per minute.
     expect(json(reply)?.usage).toEqual({ durationSeconds: 39.928, cost: 0.59892, cost_rub: 0.59892 });
     expect(await app.eventOf(reply.id)).toMatchObject({ status: 'completed', cost: '0.59892' });
@@ -206,6 +352,11 @@ describe('inference transcriptions over NATS, Postgres and mock-upstream', () =>
       params: { prompt: '[[fail:502]]' },
     });
     expect(await refusal(failed)).toEqual({ code: 'upstream_error', param: null });
-    expect(await app.eventOf(generationId)).toMatchObject({ status: 'failed', cost: '0', requestType: 'audio', error: { code: 'upstream_error' } });
+    expect(await app.eventOf(generationId)).toMatchObject({
+      status: 'failed',
+      cost: '0',
+      requestType: 'audio',
+      error: { code: 'upstream_error' },
+    });
   });
 });

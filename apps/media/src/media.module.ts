@@ -20,10 +20,7 @@ export class MediaModule {
     const database = mediaDatabase(options.env.DATABASE_URL);
     return {
       module: MediaModule,
-      imports: [
-        TransportModule.forRoot(options.transport),
-        ServiceDatabaseModule.register(database),
-      ],
+      imports: [TransportModule.forRoot(options.transport), ServiceDatabaseModule.register(database)],
       controllers: [MediaGenerationHandler],
       providers: [MediaGenerationRepository, MediaGenerationService],
     };

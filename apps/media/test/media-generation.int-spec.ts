@@ -21,8 +21,15 @@ describe('media service over NATS and Postgres', () => {
     nats = await startTestNats();
     const env = Object.assign(new MediaEnv(), { DATABASE_URL: db.url });
     const transport: TransportOptions = { kind: 'nats', servers: nats.url, rpcTimeoutMs: 5_000 };
-    service = await startService(MediaModule.register({ env, transport }), transport, MEDIA_QUEUE, silentLogger);
-    const moduleRef = await Test.createTestingModule({ imports: [TransportModule.forRoot(transport)] }).compile();
+    service = await startService(
+      MediaModule.register({ env, transport }),
+      transport,
+      MEDIA_QUEUE,
+      silentLogger,
+    );
+    const moduleRef = await Test.createTestingModule({
+      imports: [TransportModule.forRoot(transport)],
+    }).compile();
     await moduleRef.init();
     client = moduleRef.get(RpcClient);
     closeClient = () => moduleRef.close();
@@ -38,13 +45,17 @@ describe('media service over NATS and Postgres', () => {
   it('runs its migrations into its own schema', async () => {
     const ds = new DataSource({ type: 'postgres', url: db.url });
     await ds.initialize();
-    const tables = await ds.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'media' ORDER BY 1`);
+    const tables = await ds.query(
+      `SELECT table_name FROM information_schema.tables WHERE table_schema = 'media' ORDER BY 1`,
+    );
     await ds.destroy();
     expect(tables.map((t: { table_name: string }) => t.table_name)).toEqual(['generations', 'migrations']);
   });
 
   it('answers not_found for an unknown generation', async () => {
-    await expect(client.request(MediaContracts.getGeneration, { principal, id: 'gen_missing' })).rejects.toMatchObject({
+    await expect(
+      client.request(MediaContracts.getGeneration, { principal, id: 'gen_missing' }),
+    ).rejects.toMatchObject({
       code: 'not_found',
       status: 404,
     });

@@ -11,12 +11,24 @@ import { MockTranscriptionsController } from './transcriptions/mock-transcriptio
 export { MockUpstreamEnv } from './mock-upstream.env';
 
 /** A fake provider for the demo, tests and benchmarks: `Mock Alpha` (OpenAI wire), `Mock Beta` (Anthropic wire), `Mock Broken`. */
-@Module({ controllers: [HealthController, AlphaController, BetaController, BrokenController, MockEmbeddingsController, MockTranscriptionsController] })
+@Module({
+  controllers: [
+    HealthController,
+    AlphaController,
+    BetaController,
+    BrokenController,
+    MockEmbeddingsController,
+    MockTranscriptionsController,
+  ],
+})
 export class MockUpstreamModule {}
 
 /** Builds the app without listening, so the embedded mode and tests can pick the port. */
 export async function createMockUpstreamApp(logger: LoggerService): Promise<INestApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(MockUpstreamModule, { logger, bodyParser: false });
+  const app = await NestFactory.create<NestExpressApplication>(MockUpstreamModule, {
+    logger,
+    bodyParser: false,
+  });
   app.useBodyParser('json', { limit: '32mb' });
   return app;
 }

@@ -20,7 +20,11 @@ describe('mock-upstream over real HTTP', () => {
   afterAll(() => app.close());
 
   const alpha = (body: Record<string, unknown>, headers: Record<string, string> = auth) =>
-    fetch(`${base}/alpha/v1/chat/completions`, { method: 'POST', headers, body: JSON.stringify({ model: 'alpha-chat', ...body }) });
+    fetch(`${base}/alpha/v1/chat/completions`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ model: 'alpha-chat', ...body }),
+    });
   const beta = (body: Record<string, unknown>) =>
     fetch(`${base}/beta/v1/messages`, {
       method: 'POST',
@@ -46,14 +50,19 @@ describe('mock-upstream over real HTTP', () => {
   describe('Mock Alpha (OpenAI wire)', () => {
     it('echoes the last user text with usage by the documented token rule', async () => {
       const response = await alpha({
-        messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: [{ type: 'text', text: 'hello  there world' }] }],
+        messages: [
+          { role: 'system', content: 'be brief' },
+          { role: 'user', content: [{ type: 'text', text: 'hello  there world' }] },
+        ],
       });
       expect(response.status).toBe(200);
       const body = await response.json().then(loose);
       expect(body).toMatchObject({
         object: 'chat.completion',
         model: 'alpha-chat',
-        choices: [{ index: 0, message: { role: 'assistant', content: 'hello there world' }, finish_reason: 'stop' }],
+        choices: [
+          { index: 0, message: { role: 'assistant', content: 'hello there world' }, finish_reason: 'stop' },
+        ],
         usage: { prompt_tokens: 2 + 4 + 3 + 4, completion_tokens: 3, total_tokens: 16 },
       });
     });
@@ -65,14 +74,22 @@ describe('mock-upstream over real HTTP', () => {
     });
 
     it('truncates to max_tokens with finish length', async () => {
-      const body = await (await alpha({ messages: user('one two three four'), max_tokens: 2 })).json().then(loose);
+      const body = await (
+        await alpha({ messages: user('one two three four'), max_tokens: 2 })
+      )
+        .json()
+        .then(loose);
       expect(body.choices[0]).toMatchObject({ message: { content: 'one two' }, finish_reason: 'length' });
       expect(body.usage.completion_tokens).toBe(2);
     });
 
     it('calls the first tool when tool_choice is required', async () => {
       const tools = [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object' } } }];
-      const body = await (await alpha({ messages: user('find cats'), tools, tool_choice: 'required' })).json().then(loose);
+      const body = await (
+        await alpha({ messages: user('find cats'), tools, tool_choice: 'required' })
+      )
+        .json()
+        .then(loose);
       expect(body.choices[0].finish_reason).toBe('tool_calls');
       expect(body.choices[0].message.content).toBeNull();
       expect(body.choices[0].message.tool_calls[0]).toMatchObject({
@@ -82,7 +99,11 @@ describe('mock-upstream over real HTTP', () => {
     });
 
     it('streams chunks, a usage chunk on include_usage, and [DONE]', async () => {
-      const response = await alpha({ messages: user('alpha beta gamma'), stream: true, stream_options: { include_usage: true } });
+      const response = await alpha({
+        messages: user('alpha beta gamma'),
+        stream: true,
+        stream_options: { include_usage: true },
+      });
       expect(response.headers.get('content-type')).toContain('text/event-stream');
       const data = await sseData(response);
       expect(data.at(-1)).toBe('[DONE]');
@@ -90,7 +111,10 @@ describe('mock-upstream over real HTTP', () => {
       expect(chunks.every((c) => c.object === 'chat.completion.chunk')).toBe(true);
       expect(chunks.map((c) => c.choices[0]?.delta?.content ?? '').join('')).toBe('alpha beta gamma');
       expect(chunks.at(-2).choices[0].finish_reason).toBe('stop');
-      expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 } });
+      expect(chunks.at(-1)).toMatchObject({
+        choices: [],
+        usage: { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 },
+      });
     });
 
     it.each([
@@ -103,7 +127,9 @@ describe('mock-upstream over real HTTP', () => {
     });
 
     it('streams only the words before a stop sequence', async () => {
-      const data = await sseData(await alpha({ messages: user('one two three'), stop: ['two'], stream: true }));
+      const data = await sseData(
+        await alpha({ messages: user('one two three'), stop: ['two'], stream: true }),
+      );
       const chunks = data.slice(0, -1).map((d) => JSON.parse(d));
       expect(chunks.map((c) => c.choices[0]?.delta?.content ?? '').join('')).toBe('one');
       expect(chunks.at(-1).choices[0].finish_reason).toBe('stop');
@@ -127,13 +153,16 @@ describe('mock-upstream over real HTTP', () => {
       expect(body.choices[0].message.content).toBe('slow answer');
     });
 
-    it.each(['alpha', 'beta'] as const)('paces the content chunks of a %s stream by [[slow:N]]', async (wire) => {
-      const started = Date.now();
-      const body = { messages: user('one two three [[slow:150]]'), stream: true };
-      const data = await sseData(await (wire === 'alpha' ? alpha(body) : beta(body)));
-      expect(Date.now() - started).toBeGreaterThanOrEqual(290);
-      expect(data.join('\n')).toContain('three');
-    });
+    it.each(['alpha', 'beta'] as const)(
+      'paces the content chunks of a %s stream by [[slow:N]]',
+      async (wire) => {
+        const started = Date.now();
+        const body = { messages: user('one two three [[slow:150]]'), stream: true };
+        const data = await sseData(await (wire === 'alpha' ? alpha(body) : beta(body)));
+        expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+        expect(data.join('\n')).toContain('three');
+      },
+    );
 
     it('blocks [[filter]] with content_filter and empty content', async () => {
       const body = await (await alpha({ messages: user('bad words [[filter]]') })).json().then(loose);
@@ -170,23 +199,57 @@ describe('mock-upstream over real HTTP', () => {
     });
 
     it('cuts the answer before a stop sequence and names it with stop_reason stop_sequence', async () => {
-      const body = await (await beta({ messages: user('one two END three'), stop_sequences: ['three', 'END'] })).json().then(loose);
-      expect(body).toMatchObject({ content: [{ type: 'text', text: 'one two' }], stop_reason: 'stop_sequence', stop_sequence: 'END', usage: { output_tokens: 2 } });
+      const body = await (
+        await beta({ messages: user('one two END three'), stop_sequences: ['three', 'END'] })
+      )
+        .json()
+        .then(loose);
+      expect(body).toMatchObject({
+        content: [{ type: 'text', text: 'one two' }],
+        stop_reason: 'stop_sequence',
+        stop_sequence: 'END',
+        usage: { output_tokens: 2 },
+      });
     });
 
     it('names the stop sequence in the message_delta of a stream', async () => {
-      const data = (await sseData(await beta({ messages: user('one two three'), stop_sequences: ['three'], stream: true }))).map((d) => JSON.parse(d));
-      expect(data.filter((d) => d.type === 'content_block_delta').map((d) => d.delta.text).join('')).toBe('one two');
-      expect(data.find((d) => d.type === 'message_delta')).toMatchObject({ delta: { stop_reason: 'stop_sequence', stop_sequence: 'three' }, usage: { output_tokens: 2 } });
+      const data = (
+        await sseData(
+          await beta({ messages: user('one two three'), stop_sequences: ['three'], stream: true }),
+        )
+      ).map((d) => JSON.parse(d));
+      expect(
+        data
+          .filter((d) => d.type === 'content_block_delta')
+          .map((d) => d.delta.text)
+          .join(''),
+      ).toBe('one two');
+      expect(data.find((d) => d.type === 'message_delta')).toMatchObject({
+        delta: { stop_reason: 'stop_sequence', stop_sequence: 'three' },
+        usage: { output_tokens: 2 },
+      });
     });
 
     it('uses a tool when tool_choice is any', async () => {
-      const body = await (await beta({ messages: user('go'), tools: [{ name: 'run', input_schema: {} }], tool_choice: { type: 'any' } })).json().then(loose);
-      expect(body).toMatchObject({ stop_reason: 'tool_use', content: [{ type: 'tool_use', name: 'run', input: { text: 'go' } }] });
+      const body = await (
+        await beta({
+          messages: user('go'),
+          tools: [{ name: 'run', input_schema: {} }],
+          tool_choice: { type: 'any' },
+        })
+      )
+        .json()
+        .then(loose);
+      expect(body).toMatchObject({
+        stop_reason: 'tool_use',
+        content: [{ type: 'tool_use', name: 'run', input: { text: 'go' } }],
+      });
     });
 
     it('streams message events', async () => {
-      const data = (await sseData(await beta({ messages: user('one two'), stream: true }))).map((d) => JSON.parse(d));
+      const data = (await sseData(await beta({ messages: user('one two'), stream: true }))).map((d) =>
+        JSON.parse(d),
+      );
       expect(data.map((d) => d.type)).toEqual([
         'message_start',
         'content_block_start',
@@ -196,19 +259,31 @@ describe('mock-upstream over real HTTP', () => {
         'message_delta',
         'message_stop',
       ]);
-      expect(data.filter((d) => d.type === 'content_block_delta').map((d) => d.delta.text).join('')).toBe('one two');
+      expect(
+        data
+          .filter((d) => d.type === 'content_block_delta')
+          .map((d) => d.delta.text)
+          .join(''),
+      ).toBe('one two');
       expect(data[5]).toMatchObject({ delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 2 } });
     });
 
     it('answers [[fail:529]] in the Anthropic error shape', async () => {
       const response = await beta({ messages: user('[[fail:529]]') });
       expect(response.status).toBe(529);
-      expect(await response.json().then(loose)).toEqual({ type: 'error', error: { type: 'api_error', message: 'Injected failure 529' } });
+      expect(await response.json().then(loose)).toEqual({
+        type: 'error',
+        error: { type: 'api_error', message: 'Injected failure 529' },
+      });
     });
   });
 
   it('Mock Broken answers 502 to everything', async () => {
-    const response = await fetch(`${base}/broken/v1/chat/completions`, { method: 'POST', headers: auth, body: '{}' });
+    const response = await fetch(`${base}/broken/v1/chat/completions`, {
+      method: 'POST',
+      headers: auth,
+      body: '{}',
+    });
     expect(response.status).toBe(502);
   });
 });

@@ -20,12 +20,13 @@ export class StorageModule {
     const database = storageDatabase(options.env.DATABASE_URL);
     return {
       module: StorageModule,
-      imports: [
-        TransportModule.forRoot(options.transport),
-        ServiceDatabaseModule.register(database),
-      ],
+      imports: [TransportModule.forRoot(options.transport), ServiceDatabaseModule.register(database)],
       controllers: [StoredFileHandler],
-      providers: [StoredFileRepository, StoredFileService, { provide: STORAGE_QUOTA_BYTES, useValue: options.env.STORAGE_QUOTA_BYTES }],
+      providers: [
+        StoredFileRepository,
+        StoredFileService,
+        { provide: STORAGE_QUOTA_BYTES, useValue: options.env.STORAGE_QUOTA_BYTES },
+      ],
     };
   }
 }

@@ -22,14 +22,26 @@ describe('storage service over NATS and Postgres', () => {
     [db, nats] = await Promise.all([createTestDatabase('storage'), startTestNats()]);
     const env = Object.assign(new StorageEnv(), { DATABASE_URL: db.url });
     const transport: TransportOptions = { kind: 'nats', servers: nats.url, rpcTimeoutMs: 5_000 };
-    service = await startService(StorageModule.register({ env, transport }), transport, STORAGE_QUEUE, silentLogger);
-    const moduleRef = await Test.createTestingModule({ imports: [TransportModule.forRoot(transport)] }).compile();
+    service = await startService(
+      StorageModule.register({ env, transport }),
+      transport,
+      STORAGE_QUEUE,
+      silentLogger,
+    );
+    const moduleRef = await Test.createTestingModule({
+      imports: [TransportModule.forRoot(transport)],
+    }).compile();
     await moduleRef.init();
     client = moduleRef.get(RpcClient);
     closeClient = () => moduleRef.close();
     sql = await new DataSource({ type: 'postgres', url: db.url }).initialize();
     // Upload arrives with the storage issue; until then the records are written directly.
-    for (const [owner, size, type] of [[org, 30, 'IMAGE'], [org, 10, 'AUDIO'], [org, 20, 'IMAGE'], [randomUUID(), 5, 'IMAGE']] as const) {
+    for (const [owner, size, type] of [
+      [org, 30, 'IMAGE'],
+      [org, 10, 'AUDIO'],
+      [org, 20, 'IMAGE'],
+      [randomUUID(), 5, 'IMAGE'],
+    ] as const) {
       await sql.query(
         `INSERT INTO storage.files (organization_id, object_key, file_type, mime_type, source, storage_policy, url, size)
          VALUES ($1, $2, $3, 'application/octet-stream', 'USER_UPLOAD', 'PERMANENT', 'http://files/x', $4)`,
@@ -49,8 +61,16 @@ describe('storage service over NATS and Postgres', () => {
     const page = await client.request(StorageContracts.listFiles, { principal, query });
     expect(page.data.map((f) => f.size)).toEqual([10, 20]);
     expect(page.meta).toEqual({ page: 1, limit: 2, total: 3, totalPages: 2 });
-    expect(page.data[0]).toMatchObject({ fileType: 'AUDIO', storagePolicy: 'PERMANENT', expiresAt: null, externalUserId: null });
-    const images = await client.request(StorageContracts.listFiles, { principal, query: { ...query, fileType: 'IMAGE', sortOrder: 'desc' } });
+    expect(page.data[0]).toMatchObject({
+      fileType: 'AUDIO',
+      storagePolicy: 'PERMANENT',
+      expiresAt: null,
+      externalUserId: null,
+    });
+    const images = await client.request(StorageContracts.listFiles, {
+      principal,
+      query: { ...query, fileType: 'IMAGE', sortOrder: 'desc' },
+    });
     expect(images.data.map((f) => f.size)).toEqual([30, 20]);
   });
 
@@ -65,15 +85,33 @@ describe('storage service over NATS and Postgres', () => {
       usagePercent: 0,
     });
     const member: Principal = { ...principal, role: 'member' };
-    await expect(client.request(StorageContracts.stats, { principal: member })).rejects.toMatchObject({ code: 'forbidden', status: 403 });
-    const apiKey: Principal = { kind: 'api_key', organizationId: org, apiKeyId: randomUUID(), apiKeyName: 'k', apiKeyShort: 'abcdef', userId: null };
-    await expect(client.request(StorageContracts.stats, { principal: apiKey })).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(client.request(StorageContracts.stats, { principal: member })).rejects.toMatchObject({
+      code: 'forbidden',
+      status: 403,
+    });
+    const apiKey: Principal = {
+      kind: 'api_key',
+      organizationId: org,
+      apiKeyId: randomUUID(),
+      apiKeyName: 'k',
+      apiKeyShort: 'abcdef',
+      userId: null,
+    };
+    await expect(client.request(StorageContracts.stats, { principal: apiKey })).rejects.toMatchObject({
+      code: 'forbidden',
+    });
   });
 
   it('deletes a file of the organization once, and answers not_found for others', async () => {
     const [first] = (await client.request(StorageContracts.listFiles, { principal, query })).data;
-    await expect(client.request(StorageContracts.deleteFile, { principal, id: first.id })).resolves.toEqual({ success: true });
-    await expect(client.request(StorageContracts.deleteFile, { principal, id: first.id })).rejects.toMatchObject({ code: 'not_found' });
-    await expect(client.request(StorageContracts.deleteFile, { principal, id: 'not-a-uuid' })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(client.request(StorageContracts.deleteFile, { principal, id: first.id })).resolves.toEqual({
+      success: true,
+    });
+    await expect(
+      client.request(StorageContracts.deleteFile, { principal, id: first.id }),
+    ).rejects.toMatchObject({ code: 'not_found' });
+    await expect(
+      client.request(StorageContracts.deleteFile, { principal, id: 'not-a-uuid' }),
+    ).rejects.toMatchObject({ code: 'not_found' });
   });
 });

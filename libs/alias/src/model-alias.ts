@@ -39,11 +39,15 @@ export function parseModelAlias(value: string): ModelAlias {
   for (const pair of suffix.split('&')) {
     const parts = pair.split('=');
     if (pair === '') throw new ModelAliasError(`Invalid model alias "${value}": empty key=value pair`);
-    if (parts.length === 1) throw new ModelAliasError(`Invalid model alias "${value}": key "${pair}" has no "="`);
-    if (parts.length > 2) throw new ModelAliasError(`Invalid model alias "${value}": the value of "${parts[0]}" contains "="`);
+    if (parts.length === 1)
+      throw new ModelAliasError(`Invalid model alias "${value}": key "${pair}" has no "="`);
+    if (parts.length > 2)
+      throw new ModelAliasError(`Invalid model alias "${value}": the value of "${parts[0]}" contains "="`);
     const [key, raw] = parts;
     if (!isAliasKey(key)) {
-      throw new ModelAliasError(`Invalid model alias "${value}": unknown key "${key}" (supported: ${KEYS.join(', ')})`);
+      throw new ModelAliasError(
+        `Invalid model alias "${value}": unknown key "${key}" (supported: ${KEYS.join(', ')})`,
+      );
     }
     if (seen.has(key)) throw new ModelAliasError(`Invalid model alias "${value}": key "${key}" repeats`);
     seen.add(key);
@@ -64,7 +68,9 @@ function assign(alias: ModelAlias, key: AliasKey, raw: string, whole: string): v
       return;
     case 'reasoning_effort':
       if (!(REASONING_EFFORTS as readonly string[]).includes(raw)) {
-        throw new ModelAliasError(`Invalid model alias "${whole}": reasoning_effort must be one of ${REASONING_EFFORTS.join(', ')}`);
+        throw new ModelAliasError(
+          `Invalid model alias "${whole}": reasoning_effort must be one of ${REASONING_EFFORTS.join(', ')}`,
+        );
       }
       alias.reasoningEffort = raw as ReasoningEffort;
       return;
@@ -95,13 +101,19 @@ export function applyModelAlias<T extends AliasableRequest>(body: T): T {
   const provider = body.provider ?? undefined;
   const reasoning = body.reasoning ?? undefined;
   if (alias.provider !== undefined && provider !== undefined) {
-    throw new ModelAliasError('The model alias sets provider, which conflicts with the provider object of the body');
+    throw new ModelAliasError(
+      'The model alias sets provider, which conflicts with the provider object of the body',
+    );
   }
   if (alias.reasoningEffort !== undefined && reasoning?.['effort'] !== undefined) {
-    throw new ModelAliasError('The model alias sets reasoning_effort, which conflicts with reasoning.effort of the body');
+    throw new ModelAliasError(
+      'The model alias sets reasoning_effort, which conflicts with reasoning.effort of the body',
+    );
   }
   if (alias.allowFallbacks !== undefined && provider?.['allow_fallbacks'] !== undefined) {
-    throw new ModelAliasError('The model alias sets allow_fallbacks, which conflicts with provider.allow_fallbacks of the body');
+    throw new ModelAliasError(
+      'The model alias sets allow_fallbacks, which conflicts with provider.allow_fallbacks of the body',
+    );
   }
   const mergedProvider = {
     ...(provider ?? {}),
@@ -112,6 +124,8 @@ export function applyModelAlias<T extends AliasableRequest>(body: T): T {
     ...body,
     model: alias.model,
     ...(Object.keys(mergedProvider).length > 0 ? { provider: mergedProvider } : {}),
-    ...(alias.reasoningEffort !== undefined ? { reasoning: { ...(reasoning ?? {}), effort: alias.reasoningEffort } } : {}),
+    ...(alias.reasoningEffort !== undefined
+      ? { reasoning: { ...(reasoning ?? {}), effort: alias.reasoningEffort } }
+      : {}),
   };
 }

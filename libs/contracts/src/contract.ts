@@ -30,13 +30,22 @@ export interface DurableEventContract<Event> {
   readonly __event?: Event;
 }
 
-export const rpc = <Request, Response>(subject: string): RpcContract<Request, Response> => ({ kind: 'rpc', subject });
+export const rpc = <Request, Response>(subject: string): RpcContract<Request, Response> => ({
+  kind: 'rpc',
+  subject,
+});
 export const stream = <Request, Chunk>(subject: string): StreamContract<Request, Chunk> => ({
   kind: 'stream',
   subject,
 });
-export const broadcast = <Event>(subject: string): BroadcastContract<Event> => ({ kind: 'broadcast', subject });
-export const durableEvent = <Event>(subject: string): DurableEventContract<Event> => ({ kind: 'durable', subject });
+export const broadcast = <Event>(subject: string): BroadcastContract<Event> => ({
+  kind: 'broadcast',
+  subject,
+});
+export const durableEvent = <Event>(subject: string): DurableEventContract<Event> => ({
+  kind: 'durable',
+  subject,
+});
 
 /** The JetStream stream that holds every durable event; subjects start with `events.`. */
 export const DURABLE_EVENT_STREAM = 'GATEWAY_EVENTS';

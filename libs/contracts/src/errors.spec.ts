@@ -25,11 +25,20 @@ describe('the error contract', () => {
   });
 
   it('survives a JSON round trip as a payload', () => {
-    const original = new DomainError('invalid_request', 'temperature must not be greater than 2', 'temperature');
+    const original = new DomainError(
+      'invalid_request',
+      'temperature must not be greater than 2',
+      'temperature',
+    );
     const payload = JSON.parse(JSON.stringify(original.toPayload()));
     expect(isRpcErrorPayload(payload)).toBe(true);
     const restored = DomainError.fromPayload(payload);
-    expect(restored).toMatchObject({ code: 'invalid_request', param: 'temperature', status: 400, message: original.message });
+    expect(restored).toMatchObject({
+      code: 'invalid_request',
+      param: 'temperature',
+      status: 400,
+      message: original.message,
+    });
   });
 
   it('does not take an arbitrary object or an unknown code for a payload', () => {

@@ -65,7 +65,11 @@ export interface RpcErrorPayload {
 export function isRpcErrorPayload(value: unknown): value is RpcErrorPayload {
   if (typeof value !== 'object' || value === null) return false;
   const v = value as Record<string, unknown>;
-  return typeof v.code === 'string' && (ERROR_CODES as readonly string[]).includes(v.code) && typeof v.message === 'string';
+  return (
+    typeof v.code === 'string' &&
+    (ERROR_CODES as readonly string[]).includes(v.code) &&
+    typeof v.message === 'string'
+  );
 }
 
 /** The HTTP error body everywhere (DESIGN.md §5.1). */

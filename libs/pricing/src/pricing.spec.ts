@@ -18,9 +18,23 @@ import {
   unitParamProblem,
 } from './pricing';
 
-const chat: Pricing = { currency: 'RUB', prompt_per_million: '100', completion_per_million: '300', request_per_thousand: {} };
-const withFees: Pricing = { ...chat, request_per_thousand: '2', per_request: '0.01', web_search_per_thousand: '500' };
-const withReasoning: Pricing = { ...chat, internal_reasoning_per_million: '600', input_cache_read_per_million: '10' };
+const chat: Pricing = {
+  currency: 'RUB',
+  prompt_per_million: '100',
+  completion_per_million: '300',
+  request_per_thousand: {},
+};
+const withFees: Pricing = {
+  ...chat,
+  request_per_thousand: '2',
+  per_request: '0.01',
+  web_search_per_thousand: '500',
+};
+const withReasoning: Pricing = {
+  ...chat,
+  internal_reasoning_per_million: '600',
+  input_cache_read_per_million: '10',
+};
 const free: Pricing = { currency: 'RUB', prompt_per_million: '0', completion_per_million: {} };
 
 describe('price', () => {
@@ -39,8 +53,18 @@ describe('chatCost', () => {
     ['prompt and completion', chat, { prompt_tokens: 1000, completion_tokens: 500 }, '0.25'],
     ['nothing used', chat, { prompt_tokens: 0, completion_tokens: 0 }, '0'],
     ['one token each', chat, { prompt_tokens: 1, completion_tokens: 1 }, '0.0004'],
-    ['fixed fees and web search', withFees, { prompt_tokens: 1000, completion_tokens: 500, web_search_requests: 2 }, '1.262'],
-    ['reasoning and cache prices', withReasoning, { prompt_tokens: 1000, completion_tokens: 500, reasoning_tokens: 200, cached_prompt_tokens: 400 }, '0.274'],
+    [
+      'fixed fees and web search',
+      withFees,
+      { prompt_tokens: 1000, completion_tokens: 500, web_search_requests: 2 },
+      '1.262',
+    ],
+    [
+      'reasoning and cache prices',
+      withReasoning,
+      { prompt_tokens: 1000, completion_tokens: 500, reasoning_tokens: 200, cached_prompt_tokens: 400 },
+      '0.274',
+    ],
     ['unpriced units', free, { prompt_tokens: 123456, completion_tokens: 654321 }, '0'],
   ])('prices %s', (_label, pricing, usage, expected) => {
     expect(chatCost(pricing, usage).toString()).toBe(expected);
@@ -113,26 +137,70 @@ const full: Pricing = {
   web_search_per_thousand: '500',
   video_per_second: '3',
 };
-const none = (usage: Partial<MeteredUsage>): MeteredUsage => ({ prompt_tokens: 0, completion_tokens: 0, ...usage });
+const none = (usage: Partial<MeteredUsage>): MeteredUsage => ({
+  prompt_tokens: 0,
+  completion_tokens: 0,
+  ...usage,
+});
 
 describe('meteredCost', () => {
   it.each<[string, Pricing, MeteredUsage, string]>([
     // 600 × 100 + 400 × 10 = 64 000 → 0.064 (billing the cached 400 on top would give 0.104)
-    ['cache-read tokens at the cache price instead of the prompt price', tokens, none({ prompt_tokens: 1000, cached_prompt_tokens: 400 }), '0.064'],
+    [
+      'cache-read tokens at the cache price instead of the prompt price',
+      tokens,
+      none({ prompt_tokens: 1000, cached_prompt_tokens: 400 }),
+      '0.064',
+    ],
     // 1000 × 100 → 0.1: without a cache price the cached tokens are ordinary prompt tokens
-    ['cache-read tokens without a cache price', chat, none({ prompt_tokens: 1000, cached_prompt_tokens: 400 }), '0.1'],
+    [
+      'cache-read tokens without a cache price',
+      chat,
+      none({ prompt_tokens: 1000, cached_prompt_tokens: 400 }),
+      '0.1',
+    ],
     // reasoning is part of completion_tokens: 300 × 300 + 200 × 600 = 210 000 → 0.21 (on top would be 0.27)
-    ['reasoning tokens at the reasoning price, inside completion_tokens', tokens, none({ completion_tokens: 500, reasoning_tokens: 200 }), '0.21'],
+    [
+      'reasoning tokens at the reasoning price, inside completion_tokens',
+      tokens,
+      none({ completion_tokens: 500, reasoning_tokens: 200 }),
+      '0.21',
+    ],
     // 500 × 300 → 0.15
-    ['reasoning tokens without a reasoning price', chat, none({ completion_tokens: 500, reasoning_tokens: 200 }), '0.15'],
+    [
+      'reasoning tokens without a reasoning price',
+      chat,
+      none({ completion_tokens: 500, reasoning_tokens: 200 }),
+      '0.15',
+    ],
     // 500 × 100 + 400 × 10 + 100 × 125 = 66 500 → 0.0665
-    ['cache writes at the write price', tokens, none({ prompt_tokens: 1000, cached_prompt_tokens: 400, cache_write_prompt_tokens: 100 }), '0.0665'],
+    [
+      'cache writes at the write price',
+      tokens,
+      none({ prompt_tokens: 1000, cached_prompt_tokens: 400, cache_write_prompt_tokens: 100 }),
+      '0.0665',
+    ],
     // writes cannot exceed the 600 uncached tokens: 400 × 10 + 600 × 125 = 79 000 → 0.079
-    ['cache writes bounded by the uncached prompt', tokens, none({ prompt_tokens: 1000, cached_prompt_tokens: 400, cache_write_prompt_tokens: 900 }), '0.079'],
+    [
+      'cache writes bounded by the uncached prompt',
+      tokens,
+      none({ prompt_tokens: 1000, cached_prompt_tokens: 400, cache_write_prompt_tokens: 900 }),
+      '0.079',
+    ],
     // 1000 × 200 + 2000 × 4000 = 8 200 000 → 8.2, plus the fees 0.002 + 0.01 → 8.212
-    ['image input and output tokens', full, none({ image_input_tokens: 1000, image_output_tokens: 2000 }), '8.212'],
+    [
+      'image input and output tokens',
+      full,
+      none({ image_input_tokens: 1000, image_output_tokens: 2000 }),
+      '8.212',
+    ],
     // 700 × 1000 + 300 × 50 = 715 000 → 0.715, plus the fees 0.012 → 0.727
-    ['audio tokens, the cached part at the audio cache price', full, none({ audio_tokens: 1000, cached_audio_tokens: 300 }), '0.727'],
+    [
+      'audio tokens, the cached part at the audio cache price',
+      full,
+      none({ audio_tokens: 1000, cached_audio_tokens: 300 }),
+      '0.727',
+    ],
     // 5 × 3 = 15, plus the fees 0.012
     ['video seconds', full, none({ video_seconds: 5 }), '15.012'],
     // 2 / 1000 + 0.01 + 2 × 500 / 1000 = 1.012
@@ -161,7 +229,12 @@ describe('meteredCost', () => {
   });
 
   it('agrees with chatCost on chat usage', () => {
-    const usage = { prompt_tokens: 1000, cached_prompt_tokens: 400, completion_tokens: 500, reasoning_tokens: 200 };
+    const usage = {
+      prompt_tokens: 1000,
+      cached_prompt_tokens: 400,
+      completion_tokens: 500,
+      reasoning_tokens: 200,
+    };
     expect(meteredCost(tokens, usage).toString()).toBe(chatCost(tokens, usage).toString());
   });
 });
@@ -178,7 +251,12 @@ describe('embeddingCost', () => {
     // 1234 × 13 = 16 042 → 0.016042
     ['input tokens at the prompt price', { currency: 'RUB', prompt_per_million: '13.00' }, 1234, '0.016042'],
     // 0.016042 + 0.01
-    ['plus a per-request fee', { currency: 'RUB', prompt_per_million: '13.00', per_request: '0.01' }, 1234, '0.026042'],
+    [
+      'plus a per-request fee',
+      { currency: 'RUB', prompt_per_million: '13.00', per_request: '0.01' },
+      1234,
+      '0.026042',
+    ],
     ['a free model', { currency: 'RUB', prompt_per_million: '0' }, 1234, '0'],
   ])('prices %s', (_label, pricing, promptTokens, expected) => {
     expect(embeddingCost(pricing, promptTokens).toString()).toBe(expected);
@@ -204,11 +282,19 @@ const image: Pricing = {
   ],
   unitParam: 'n',
 };
-const classic: Pricing = { currency: 'RUB', per_request: '6.00', tiers: [{ conditions: ['quality=hd'], cost_rub: '12.00' }], unitParam: PER_REQUEST_UNIT };
+const classic: Pricing = {
+  currency: 'RUB',
+  per_request: '6.00',
+  tiers: [{ conditions: ['quality=hd'], cost_rub: '12.00' }],
+  unitParam: PER_REQUEST_UNIT,
+};
 const upscale: Pricing = { currency: 'RUB', per_request: '15.00', tiers: [], unitParam: PER_REQUEST_UNIT };
 
 describe('matchTier', () => {
-  const withDefault: Pricing = { ...video, tiers: [...(video.tiers ?? []), { conditions: [], cost_rub: '5.00' }] };
+  const withDefault: Pricing = {
+    ...video,
+    tiers: [...(video.tiers ?? []), { conditions: [], cost_rub: '5.00' }],
+  };
   it.each<[string, Pricing, TierParameters, string | null]>([
     ['the tier whose condition holds', video, { resolution: '720p' }, '10.00'],
     ['the most specific of several that hold', video, { resolution: '1080p', fps: 60 }, '30.00'],
@@ -216,8 +302,18 @@ describe('matchTier', () => {
     ['no tier when none holds', video, { resolution: '4k' }, null],
     ['no tier when the parameter is absent', video, {}, null],
     ['an unconditional tier when nothing more specific holds', withDefault, { resolution: '4k' }, '5.00'],
-    ['a condition on a boolean', { currency: 'RUB', tiers: [{ conditions: ['watermark=true'], cost_rub: '1' }] }, { watermark: true }, '1'],
-    ['a value containing =', { currency: 'RUB', tiers: [{ conditions: ['style=a=b'], cost_rub: '2' }] }, { style: 'a=b' }, '2'],
+    [
+      'a condition on a boolean',
+      { currency: 'RUB', tiers: [{ conditions: ['watermark=true'], cost_rub: '1' }] },
+      { watermark: true },
+      '1',
+    ],
+    [
+      'a value containing =',
+      { currency: 'RUB', tiers: [{ conditions: ['style=a=b'], cost_rub: '2' }] },
+      { style: 'a=b' },
+      '2',
+    ],
   ])('finds %s', (_label, pricing, params, expected) => {
     expect(matchTier(pricing, params)?.cost_rub ?? null).toBe(expected);
   });
@@ -232,7 +328,12 @@ describe('unitCost', () => {
     // no tier: video_per_second 10 × 4
     ['video_per_second where no tier holds', video, { resolution: '480p', duration: 4 }, '40'],
     ['nothing when the unit parameter is missing', video, { resolution: '1080p' }, null],
-    ['nothing when the unit parameter is not a number', video, { resolution: '1080p', duration: 'long' }, null],
+    [
+      'nothing when the unit parameter is not a number',
+      video,
+      { resolution: '1080p', duration: 'long' },
+      null,
+    ],
     // 16 per image × 2
     ['images at their quality tier', image, { quality: 'high', n: 2 }, '32'],
     // per_request 4 × 3
@@ -240,7 +341,12 @@ describe('unitCost', () => {
     ['one request at its tier', classic, { quality: 'hd' }, '12'],
     ['one request at per_request', classic, { quality: 'standard' }, '6'],
     ['one request of an operation without parameters', upscale, {}, '15'],
-    ['one request where no unitParam is given', { ...classic, unitParam: undefined }, { quality: 'hd' }, '12'],
+    [
+      'one request where no unitParam is given',
+      { ...classic, unitParam: undefined },
+      { quality: 'hd' },
+      '12',
+    ],
     ['nothing for a model without a unit price', { currency: 'RUB', prompt_per_million: '1' }, {}, null],
   ])('prices %s', (_label, pricing, params, expected) => {
     expect(unitCost(pricing, params)?.toString() ?? null).toBe(expected);
@@ -250,7 +356,11 @@ describe('unitCost', () => {
 describe('missingBilledUnits', () => {
   it.each<[string, Pricing, string[]]>([
     ['chat', { currency: 'RUB', prompt_per_million: '1', completion_per_million: '2' }, []],
-    ['chat', { currency: 'RUB', prompt_per_million: '1', completion_per_million: {} }, ['completion_per_million']],
+    [
+      'chat',
+      { currency: 'RUB', prompt_per_million: '1', completion_per_million: {} },
+      ['completion_per_million'],
+    ],
     ['chat', { currency: 'RUB' }, ['prompt_per_million', 'completion_per_million']],
     ['embedding', { currency: 'RUB', prompt_per_million: '0' }, []],
     ['embedding', { currency: 'RUB', prompt_per_million: {} }, ['prompt_per_million']],
@@ -267,9 +377,23 @@ describe('missingBilledUnits', () => {
 });
 
 describe('unitParamProblem', () => {
-  const videoParameters = { prompt: { max_length: 4000 }, duration: { min: 3, max: 10, default: 5 }, watermark: { default: false } };
+  const videoParameters = {
+    prompt: { max_length: 4000 },
+    duration: { min: 3, max: 10, default: 5 },
+    watermark: { default: false },
+  };
   const imageParameters = { n: { min: 1, max: 10, default: 1 }, quality: { values: ['low', 'high'] } };
-  it.each<[string, string, Record<string, { min?: number; max?: number; default?: unknown; max_length?: number; values?: string[] }>, string | null]>([
+  it.each<
+    [
+      string,
+      string,
+      Record<
+        string,
+        { min?: number; max?: number; default?: unknown; max_length?: number; values?: string[] }
+      >,
+      string | null,
+    ]
+  >([
     ['chat', 'tokens', {}, null],
     ['embedding', 'tokens', {}, null],
     ['transcription', 'duration', {}, null],
@@ -282,9 +406,24 @@ describe('unitParamProblem', () => {
     ['embedding', 'request', {}, 'must be tokens for embedding models'],
     ['transcription', 'tokens', {}, 'must be duration for transcription models'],
     ['audio', 'speed', { speed: { min: 0.5, max: 2 } }, 'must be characters for audio models'],
-    ['video', 'prompt', videoParameters, 'must be request or a numeric parameter of the model or operation (duration)'],
-    ['video', 'watermark', videoParameters, 'must be request or a numeric parameter of the model or operation (duration)'],
-    ['image', 'seconds', imageParameters, 'must be request or a numeric parameter of the model or operation (n)'],
+    [
+      'video',
+      'prompt',
+      videoParameters,
+      'must be request or a numeric parameter of the model or operation (duration)',
+    ],
+    [
+      'video',
+      'watermark',
+      videoParameters,
+      'must be request or a numeric parameter of the model or operation (duration)',
+    ],
+    [
+      'image',
+      'seconds',
+      imageParameters,
+      'must be request or a numeric parameter of the model or operation (n)',
+    ],
     ['video', 'duration', {}, 'must be request or a numeric parameter of the model or operation'],
     ['video', 'constructor', {}, 'must be request or a numeric parameter of the model or operation'],
   ])('a %s pricing counting %s', (type, unitParam, parameters, expected) => {

@@ -103,7 +103,11 @@ export function chatCost(pricing: Pricing, usage: ChatUsage): Decimal {
 }
 
 /** The most a request can cost when it sends at most `promptTokensUpperBound` and gets at most `maxCompletionTokens`. */
-export function maxChatCost(pricing: Pricing, promptTokensUpperBound: number, maxCompletionTokens: number): Decimal {
+export function maxChatCost(
+  pricing: Pricing,
+  promptTokensUpperBound: number,
+  maxCompletionTokens: number,
+): Decimal {
   const completionPrice = Decimal.max(
     priceOrZero(pricing, 'completion_per_million'),
     price(pricing, 'internal_reasoning_per_million') ?? 0,
@@ -124,7 +128,11 @@ export function maxChatCost(pricing: Pricing, promptTokensUpperBound: number, ma
  * How many completion tokens `budget` pays for after the prompt and the fixed fees; rounded
  * down, never negative. Unpriced completions are unlimited (Number.MAX_SAFE_INTEGER).
  */
-export function affordableCompletionTokens(pricing: Pricing, promptTokensUpperBound: number, budget: Decimal.Value): number {
+export function affordableCompletionTokens(
+  pricing: Pricing,
+  promptTokensUpperBound: number,
+  budget: Decimal.Value,
+): number {
   const rest = new Decimal(budget).minus(maxChatCost(pricing, promptTokensUpperBound, 0));
   if (rest.isNegative()) return 0;
   const completionPrice = Decimal.max(
@@ -175,7 +183,10 @@ export interface MeteredUsage extends ChatUsage {
 /** The cost of a metered generation from its usage, unrounded; fixed fees (request, per request, web search) included. */
 export function meteredCost(pricing: Pricing, usage: MeteredUsage): Decimal {
   const promptPrice = priceOrZero(pricing, 'prompt_per_million');
-  const cacheWritten = Math.min(usage.cache_write_prompt_tokens ?? 0, usage.prompt_tokens - Math.min(usage.cached_prompt_tokens ?? 0, usage.prompt_tokens));
+  const cacheWritten = Math.min(
+    usage.cache_write_prompt_tokens ?? 0,
+    usage.prompt_tokens - Math.min(usage.cached_prompt_tokens ?? 0, usage.prompt_tokens),
+  );
   const writePrice = price(pricing, 'input_cache_write_per_million') ?? promptPrice;
   const audioPrice = priceOrZero(pricing, 'audio_per_million');
   const audio = usage.audio_tokens ?? 0;
@@ -252,7 +263,11 @@ export interface NumericParameterHint {
  * numeric parameter of its own `parameters` (whose value is the number of units) or
  * PER_REQUEST_UNIT. Checked at start, so a pricing that would price nothing is refused then.
  */
-export function unitParamProblem(type: string, unitParam: string, parameters: Readonly<Record<string, NumericParameterHint>>): string | null {
+export function unitParamProblem(
+  type: string,
+  unitParam: string,
+  parameters: Readonly<Record<string, NumericParameterHint>>,
+): string | null {
   const metered = UNIT_PARAM_OF_METERED_TYPE[type];
   if (metered !== undefined) return unitParam === metered ? null : `must be ${metered} for ${type} models`;
   const counting = Object.keys(parameters).filter((name) => describesNumber(parameters[name]));
@@ -274,7 +289,9 @@ function describesNumber(descriptor: NumericParameterHint): boolean {
  */
 export function unitCost(pricing: Pricing, params: TierParameters): Decimal | null {
   const tier = matchTier(pricing, params);
-  const unit = tier ? new Decimal(tier.cost_rub) : (price(pricing, 'video_per_second') ?? price(pricing, 'per_request'));
+  const unit = tier
+    ? new Decimal(tier.cost_rub)
+    : (price(pricing, 'video_per_second') ?? price(pricing, 'per_request'));
   if (unit === null) return null;
   if (!pricing.unitParam || pricing.unitParam === PER_REQUEST_UNIT) return unit;
   const units = Number(params[pricing.unitParam] ?? Number.NaN);
@@ -298,6 +315,11 @@ const BILLED_UNITS: Record<string, ReadonlyArray<ReadonlyArray<PriceKey | 'tiers
  */
 export function missingBilledUnits(type: string, pricing: Pricing): string[] {
   return (BILLED_UNITS[type] ?? [])
-    .filter((group) => !group.some((key) => (key === 'tiers' ? (pricing.tiers?.length ?? 0) > 0 : price(pricing, key) !== null)))
+    .filter(
+      (group) =>
+        !group.some((key) =>
+          key === 'tiers' ? (pricing.tiers?.length ?? 0) > 0 : price(pricing, key) !== null,
+        ),
+    )
     .map((group) => group.join(' or '));
 }

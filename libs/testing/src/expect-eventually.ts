@@ -4,7 +4,10 @@ export interface EventuallyOptions {
 }
 
 /** Polls `assertion` until it stops throwing, or rethrows its last failure after `timeoutMs`. */
-export async function expectEventually<T>(assertion: () => T | Promise<T>, options: EventuallyOptions = {}): Promise<T> {
+export async function expectEventually<T>(
+  assertion: () => T | Promise<T>,
+  options: EventuallyOptions = {},
+): Promise<T> {
   const { timeoutMs = 10_000, intervalMs = 50 } = options;
   const deadline = Date.now() + timeoutMs;
   for (;;) {

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 
 /** The Postgres of this machine and of CI; override with TEST_DATABASE_URL. */
-export const TEST_DATABASE_ADMIN_URL = process.env['TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const TEST_DATABASE_ADMIN_URL =
+  process.env['TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 export interface TestDatabase {
   url: string;
@@ -19,7 +20,10 @@ export async function createTestDatabase(label: string): Promise<TestDatabase> {
   return {
     url: url.toString(),
     name,
-    drop: () => withAdmin((client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined),
+    drop: () =>
+      withAdmin((client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(
+        () => undefined,
+      ),
   };
 }
 

@@ -20,9 +20,13 @@ const NATS_SERVER_BIN = process.env['NATS_SERVER_BIN'] ?? 'nats-server';
 export async function startTestNats(): Promise<TestNats> {
   const port = await freePort();
   const storeDir = mkdtempSync(join(tmpdir(), 'gw-nats-'));
-  const child: ChildProcess = spawn(NATS_SERVER_BIN, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], {
-    stdio: 'ignore',
-  });
+  const child: ChildProcess = spawn(
+    NATS_SERVER_BIN,
+    ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir],
+    {
+      stdio: 'ignore',
+    },
+  );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   await waitForPort(port, 5_000);
   return {

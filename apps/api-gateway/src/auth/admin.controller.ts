@@ -95,7 +95,10 @@ export class AdminController {
       'One limit per period (day, week, month, total); an empty list removes them. A request whose worst-case cost does not fit under every limit is refused with 402 spending_limit_exceeded.',
   })
   @ApiOkResponse({ type: ApiKeyLimitsDto })
-  @ApiNotFoundResponse({ description: "Unknown organization or key, or another organization's key", type: ErrorEnvelopeDto })
+  @ApiNotFoundResponse({
+    description: "Unknown organization or key, or another organization's key",
+    type: ErrorEnvelopeDto,
+  })
   setApiKeyLimits(
     @Param() params: OrganizationApiKeyParamsDto,
     @Body() body: SetApiKeyLimitsDto,

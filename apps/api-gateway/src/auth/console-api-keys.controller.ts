@@ -71,7 +71,11 @@ export class ConsoleApiKeysController {
     @Param() params: ApiKeyIdParamsDto,
     @Body() body: SetApiKeyLimitsDto,
   ): Promise<KeyLimits> {
-    return this.rpc.request(AuthContracts.consoleSetApiKeyLimits, { principal, id: params.id, limits: body.limits });
+    return this.rpc.request(AuthContracts.consoleSetApiKeyLimits, {
+      principal,
+      id: params.id,
+      limits: body.limits,
+    });
   }
 
   @Delete(':id')

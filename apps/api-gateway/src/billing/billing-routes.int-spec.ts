@@ -95,7 +95,10 @@ describe('gateway billing routes over HTTP, NATS and the billing service', () =>
       quiet,
     );
     // Auth knows which organizations exist; credits are refused for any other id.
-    const authEnv = Object.assign(new AuthEnv(), { DATABASE_URL: db.url, JWT_SECRET: 'billing-routes-spec-jwt-secret' });
+    const authEnv = Object.assign(new AuthEnv(), {
+      DATABASE_URL: db.url,
+      JWT_SECRET: 'billing-routes-spec-jwt-secret',
+    });
     auth = await startService(AuthModule.register({ env: authEnv, transport }), transport, AUTH_QUEUE, quiet);
     const sql = new Client({ connectionString: db.url });
     await sql.connect();
@@ -172,12 +175,16 @@ describe('gateway billing routes over HTTP, NATS and the billing service', () =>
 
   it('answers 404 for credits to an organization that does not exist, and opens no account for it', async () => {
     const stranger = randomUUID();
-    const reply = await call('POST', `/admin/organizations/${stranger}/credits`, ADMIN_TOKEN, { amount: '5.00' });
+    const reply = await call('POST', `/admin/organizations/${stranger}/credits`, ADMIN_TOKEN, {
+      amount: '5.00',
+    });
     expect(reply.status).toBe(404);
     expect(reply.body.error).toMatchObject({ code: 'not_found', param: 'orgId' });
     const sql = new Client({ connectionString: db.url });
     await sql.connect();
-    const accounts = await sql.query(`SELECT 1 FROM "billing"."accounts" WHERE "organization_id" = $1`, [stranger]);
+    const accounts = await sql.query(`SELECT 1 FROM "billing"."accounts" WHERE "organization_id" = $1`, [
+      stranger,
+    ]);
     await sql.end();
     expect(accounts.rowCount).toBe(0);
   });

@@ -12,9 +12,15 @@ import { ErrorEnvelopeDto } from '@gw/dto';
 export function ApiPaidGenerationErrors(badRequest: string) {
   return applyDecorators(
     ApiBadRequestResponse({ description: badRequest, type: ErrorEnvelopeDto }),
-    ApiPaymentRequiredResponse({ description: 'Balance or spending limit does not cover the request', type: ErrorEnvelopeDto }),
+    ApiPaymentRequiredResponse({
+      description: 'Balance or spending limit does not cover the request',
+      type: ErrorEnvelopeDto,
+    }),
     ApiBadGatewayResponse({ description: 'Every provider failed', type: ErrorEnvelopeDto }),
-    ApiServiceUnavailableResponse({ description: 'No provider or service available', type: ErrorEnvelopeDto }),
+    ApiServiceUnavailableResponse({
+      description: 'No provider or service available',
+      type: ErrorEnvelopeDto,
+    }),
     ApiGatewayTimeoutResponse({ description: 'The provider did not answer in time', type: ErrorEnvelopeDto }),
   );
 }

@@ -1,9 +1,5 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
-import {
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { EmbeddingList, EmbeddingsContracts, Principal } from '@gw/contracts';
 import { EmbeddingListDto, EmbeddingRequestDto } from '@gw/dto';
 import { RpcClient } from '@gw/platform';
@@ -24,11 +20,19 @@ export class EmbeddingsController {
   @Authenticated()
   @ApiOperation({
     summary: 'Create embeddings',
-    description: 'One data item per input, `index` its position. The model alias notation does not apply here: a model with `@` is unknown.',
+    description:
+      'One data item per input, `index` its position. The model alias notation does not apply here: a model with `@` is unknown.',
   })
   @ApiOkResponse({ type: EmbeddingListDto })
   @ApiPaidGenerationErrors('Invalid body, unknown model, or dimensions the model does not take')
-  create(@CurrentPrincipal() principal: Principal, @Body() body: EmbeddingRequestDto): Promise<EmbeddingList> {
-    return this.rpc.request(EmbeddingsContracts.create, { principal, body, generationId: `gen-${randomUUID()}` }, { timeoutMs: EMBEDDINGS_RPC_TIMEOUT_MS });
+  create(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: EmbeddingRequestDto,
+  ): Promise<EmbeddingList> {
+    return this.rpc.request(
+      EmbeddingsContracts.create,
+      { principal, body, generationId: `gen-${randomUUID()}` },
+      { timeoutMs: EMBEDDINGS_RPC_TIMEOUT_MS },
+    );
   }
 }

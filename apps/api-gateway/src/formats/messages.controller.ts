@@ -8,18 +8,32 @@ import {
   ApiTags,
   getSchemaPath,
 } from '@nestjs/swagger';
-import { DomainError, FormatsContracts, messagesErrorType, NamedServerSentEvent, Principal } from '@gw/contracts';
+import {
+  DomainError,
+  FormatsContracts,
+  messagesErrorType,
+  NamedServerSentEvent,
+  Principal,
+} from '@gw/contracts';
 import { MessagesRequestDto, MessagesResponseDto } from '@gw/dto';
 import { RpcClient } from '@gw/platform';
 import type { Response } from 'express';
 import { Authenticated, CurrentPrincipal } from '../security/authenticated.decorator';
-import { cancelGeneration, cancelWhenAbandoned, FORMAT_RPC_TIMEOUT_MS, newGenerationId } from './format-cancellation';
+import {
+  cancelGeneration,
+  cancelWhenAbandoned,
+  FORMAT_RPC_TIMEOUT_MS,
+  newGenerationId,
+} from './format-cancellation';
 import { relayNamedServerSentEvents } from './named-sse-writer';
 import { ApiPaidGenerationErrors } from '../docs/paid-generation-errors.decorator';
 
 /** Anthropic's error event: `{type: 'error', error: {type, message}}`. */
 export function messagesErrorEvent(error: DomainError): NamedServerSentEvent {
-  return { event: 'error', data: { type: 'error', error: { type: messagesErrorType(error.code), message: error.message } } };
+  return {
+    event: 'error',
+    data: { type: 'error', error: { type: messagesErrorType(error.code), message: error.message } },
+  };
 }
 
 const STREAM_EXAMPLE = [
@@ -40,7 +54,11 @@ export class MessagesController {
   @Post('v1/messages')
   @HttpCode(200)
   @Authenticated()
-  @ApiHeader({ name: 'x-api-key', required: false, description: 'The API key, as Anthropic clients send it; an alternative to Authorization: Bearer' })
+  @ApiHeader({
+    name: 'x-api-key',
+    required: false,
+    description: 'The API key, as Anthropic clients send it; an alternative to Authorization: Bearer',
+  })
   @ApiHeader({ name: 'anthropic-version', required: false, description: 'Accepted and ignored' })
   @ApiOperation({
     summary: 'Create a message (Anthropic Messages API)',
@@ -53,18 +71,39 @@ export class MessagesController {
   @ApiBody({
     type: MessagesRequestDto,
     examples: {
-      text: { summary: 'Plain text', value: { model: 'demo/chat', max_tokens: 256, system: 'Answer briefly.', messages: [{ role: 'user', content: 'Say hello' }] } },
+      text: {
+        summary: 'Plain text',
+        value: {
+          model: 'demo/chat',
+          max_tokens: 256,
+          system: 'Answer briefly.',
+          messages: [{ role: 'user', content: 'Say hello' }],
+        },
+      },
       tools: {
         summary: 'Tool use',
         value: {
           model: 'demo/chat',
           max_tokens: 256,
           messages: [{ role: 'user', content: 'Weather in Moscow?' }],
-          tools: [{ name: 'get_weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } } }],
+          tools: [
+            {
+              name: 'get_weather',
+              input_schema: { type: 'object', properties: { city: { type: 'string' } } },
+            },
+          ],
           tool_choice: { type: 'any' },
         },
       },
-      routed: { summary: 'Provider routing by alias', value: { model: 'demo/chat@provider=Mock Alpha', max_tokens: 64, messages: [{ role: 'user', content: 'Hello' }], stream: true } },
+      routed: {
+        summary: 'Provider routing by alias',
+        value: {
+          model: 'demo/chat@provider=Mock Alpha',
+          max_tokens: 64,
+          messages: [{ role: 'user', content: 'Hello' }],
+          stream: true,
+        },
+      },
     },
   })
   @ApiOkResponse({
@@ -75,16 +114,24 @@ export class MessagesController {
     },
   })
   @ApiPaidGenerationErrors('Invalid body, alias or unknown model')
-  async create(@CurrentPrincipal() principal: Principal, @Body() body: MessagesRequestDto, @Res() response: Response): Promise<void> {
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: MessagesRequestDto,
+    @Res() response: Response,
+  ): Promise<void> {
     const generationId = newGenerationId();
     const message = { principal, body, generationId };
     const cancel = () => cancelGeneration(this.rpc, generationId);
     if (body.stream === true) {
-      const events = this.rpc.stream(FormatsContracts.messagesStream, message, { idleTimeoutMs: FORMAT_RPC_TIMEOUT_MS });
+      const events = this.rpc.stream(FormatsContracts.messagesStream, message, {
+        idleTimeoutMs: FORMAT_RPC_TIMEOUT_MS,
+      });
       return relayNamedServerSentEvents(events, response, messagesErrorEvent, cancel);
     }
     cancelWhenAbandoned(response, cancel);
-    const answer = await this.rpc.request(FormatsContracts.messages, message, { timeoutMs: FORMAT_RPC_TIMEOUT_MS });
+    const answer = await this.rpc.request(FormatsContracts.messages, message, {
+      timeoutMs: FORMAT_RPC_TIMEOUT_MS,
+    });
     if (!response.writableEnded && !response.destroyed) response.status(200).json(answer);
   }
 }

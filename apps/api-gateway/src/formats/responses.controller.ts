@@ -12,13 +12,27 @@ import { ResponsesRequestDto, ResponsesResponseDto } from '@gw/dto';
 import { RpcClient } from '@gw/platform';
 import type { Response } from 'express';
 import { Authenticated, CurrentPrincipal } from '../security/authenticated.decorator';
-import { cancelGeneration, cancelWhenAbandoned, FORMAT_RPC_TIMEOUT_MS, newGenerationId } from './format-cancellation';
+import {
+  cancelGeneration,
+  cancelWhenAbandoned,
+  FORMAT_RPC_TIMEOUT_MS,
+  newGenerationId,
+} from './format-cancellation';
 import { relayNamedServerSentEvents } from './named-sse-writer';
 import { ApiPaidGenerationErrors } from '../docs/paid-generation-errors.decorator';
 
 /** The Responses API's own error event; its sequence continues the events already sent. */
 export function responsesErrorEvent(error: DomainError, eventsSent: number): NamedServerSentEvent {
-  return { event: 'error', data: { type: 'error', code: error.code, message: error.message, param: error.param, sequence_number: eventsSent } };
+  return {
+    event: 'error',
+    data: {
+      type: 'error',
+      code: error.code,
+      message: error.message,
+      param: error.param,
+      sequence_number: eventsSent,
+    },
+  };
 }
 
 const STREAM_EXAMPLE = [
@@ -48,17 +62,34 @@ export class ResponsesController {
   @ApiBody({
     type: ResponsesRequestDto,
     examples: {
-      text: { summary: 'Plain text', value: { model: 'demo/chat', instructions: 'Answer briefly.', input: 'Say hello', max_output_tokens: 64 } },
+      text: {
+        summary: 'Plain text',
+        value: {
+          model: 'demo/chat',
+          instructions: 'Answer briefly.',
+          input: 'Say hello',
+          max_output_tokens: 64,
+        },
+      },
       tools: {
         summary: 'Function tool',
         value: {
           model: 'demo/chat',
           input: [{ role: 'user', content: [{ type: 'input_text', text: 'Weather in Moscow?' }] }],
-          tools: [{ type: 'function', name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } }],
+          tools: [
+            {
+              type: 'function',
+              name: 'get_weather',
+              parameters: { type: 'object', properties: { city: { type: 'string' } } },
+            },
+          ],
           tool_choice: 'required',
         },
       },
-      routed: { summary: 'Provider routing by alias', value: { model: 'demo/chat@provider=Mock Beta', input: 'Hello', stream: true } },
+      routed: {
+        summary: 'Provider routing by alias',
+        value: { model: 'demo/chat@provider=Mock Beta', input: 'Hello', stream: true },
+      },
     },
   })
   @ApiOkResponse({
@@ -69,16 +100,24 @@ export class ResponsesController {
     },
   })
   @ApiPaidGenerationErrors('Invalid body, alias or unknown model')
-  async create(@CurrentPrincipal() principal: Principal, @Body() body: ResponsesRequestDto, @Res() response: Response): Promise<void> {
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: ResponsesRequestDto,
+    @Res() response: Response,
+  ): Promise<void> {
     const generationId = newGenerationId();
     const message = { principal, body, generationId };
     const cancel = () => cancelGeneration(this.rpc, generationId);
     if (body.stream === true) {
-      const events = this.rpc.stream(FormatsContracts.responsesStream, message, { idleTimeoutMs: FORMAT_RPC_TIMEOUT_MS });
+      const events = this.rpc.stream(FormatsContracts.responsesStream, message, {
+        idleTimeoutMs: FORMAT_RPC_TIMEOUT_MS,
+      });
       return relayNamedServerSentEvents(events, response, responsesErrorEvent, cancel);
     }
     cancelWhenAbandoned(response, cancel);
-    const answer = await this.rpc.request(FormatsContracts.responses, message, { timeoutMs: FORMAT_RPC_TIMEOUT_MS });
+    const answer = await this.rpc.request(FormatsContracts.responses, message, {
+      timeoutMs: FORMAT_RPC_TIMEOUT_MS,
+    });
     if (!response.writableEnded && !response.destroyed) response.status(200).json(answer);
   }
 }

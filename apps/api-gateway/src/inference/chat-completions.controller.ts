@@ -1,11 +1,5 @@
 import { Body, Controller, HttpCode, Logger, Post, Res } from '@nestjs/common';
-import {
-  ApiExtraModels,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-  getSchemaPath,
-} from '@nestjs/swagger';
+import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { InferenceContracts, Principal } from '@gw/contracts';
 import { ChatCompletionChunkDto, ChatCompletionDto, ChatCompletionRequestDto } from '@gw/dto';
 import { RpcClient } from '@gw/platform';
@@ -38,7 +32,12 @@ export class ChatCompletionsController {
     description: 'The completion, or with stream true an event stream of ChatCompletionChunkDto',
     content: {
       'application/json': { schema: { $ref: getSchemaPath(ChatCompletionDto) } },
-      'text/event-stream': { schema: { type: 'string', example: 'data: {"object":"chat.completion.chunk",...}\n\ndata: [DONE]\n\n' } },
+      'text/event-stream': {
+        schema: {
+          type: 'string',
+          example: 'data: {"object":"chat.completion.chunk",...}\n\ndata: [DONE]\n\n',
+        },
+      },
     },
     type: ChatCompletionDto,
   })
@@ -53,13 +52,17 @@ export class ChatCompletionsController {
     const message = { principal, body, apiType: 'chat_completions', generationId };
     const cancel = () => this.cancel(generationId);
     if (body.stream === true) {
-      const chunks = this.rpc.stream(InferenceContracts.chatCompletionStream, message, { idleTimeoutMs: CHAT_RPC_TIMEOUT_MS });
+      const chunks = this.rpc.stream(InferenceContracts.chatCompletionStream, message, {
+        idleTimeoutMs: CHAT_RPC_TIMEOUT_MS,
+      });
       return relayServerSentEvents(chunks, response, cancel);
     }
     response.on('close', () => {
       if (!response.writableEnded) cancel();
     });
-    const completion = await this.rpc.request(InferenceContracts.chatCompletion, message, { timeoutMs: CHAT_RPC_TIMEOUT_MS });
+    const completion = await this.rpc.request(InferenceContracts.chatCompletion, message, {
+      timeoutMs: CHAT_RPC_TIMEOUT_MS,
+    });
     if (!response.writableEnded && !response.destroyed) response.status(200).json(completion);
   }
 

@@ -15,7 +15,14 @@ import {
   ReserveCreditRequest,
   ReserveCreditResponse,
 } from '@gw/contracts';
-import { createValidationPipe, DurableEvents, HttpErrorFilter, startService, TransportModule, TransportOptions } from '@gw/platform';
+import {
+  createValidationPipe,
+  DurableEvents,
+  HttpErrorFilter,
+  startService,
+  TransportModule,
+  TransportOptions,
+} from '@gw/platform';
 import { createTestDatabase, expectEventually, startTestNats, TestDatabase, TestNats } from '@gw/testing';
 import { ApiGatewayEnv, ApiGatewayModule } from '../api-gateway.module';
 import { CredentialResolver } from '../security/credential-resolver';
@@ -30,7 +37,8 @@ const loose = (value: unknown): any => value;
 class ReserveResponder {
   @MessagePattern(BillingContracts.reserve.subject)
   reserve(@Payload() request: ReserveCreditRequest): ReserveCreditResponse {
-    if (request.organizationId === POOR) throw new DomainError('insufficient_balance', 'Insufficient balance');
+    if (request.organizationId === POOR)
+      throw new DomainError('insufficient_balance', 'Insufficient balance');
     return { generationId: request.generationId, reservedAmount: request.maxAmount };
   }
 }
@@ -60,12 +68,27 @@ describe('gateway chat and model routes over HTTP, NATS, inference and mock-upst
   let closeEvents: () => Promise<void>;
   let baseUrl: string;
   const events = new Map<string, GenerationFinishedEvent>();
-  const apiKey: ApiKeyPrincipal = { kind: 'api_key', organizationId: randomUUID(), apiKeyId: randomUUID(), apiKeyName: 'k', apiKeyShort: 'abc123', userId: null };
+  const apiKey: ApiKeyPrincipal = {
+    kind: 'api_key',
+    organizationId: randomUUID(),
+    apiKeyId: randomUUID(),
+    apiKeyName: 'k',
+    apiKeyShort: 'abc123',
+    userId: null,
+  };
   const poor: ApiKeyPrincipal = { ...apiKey, organizationId: POOR };
 
   const post = (path: string, body: unknown, token = 'key-token') =>
-    fetch(`${baseUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const dataLines = (text: string) => text.split('\n\n').filter((e) => e.startsWith('data: ')).map((e) => e.slice('data: '.length));
+    fetch(`${baseUrl}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  const dataLines = (text: string) =>
+    text
+      .split('\n\n')
+      .filter((e) => e.startsWith('data: '))
+      .map((e) => e.slice('data: '.length));
 
   beforeAll(async () => {
     [db, nats] = await Promise.all([createTestDatabase('gateway_chat'), startTestNats()]);
@@ -79,9 +102,20 @@ describe('gateway chat and model routes over HTTP, NATS, inference and mock-upst
       MOCK_UPSTREAM_URL: `http://127.0.0.1:${upstreamPort}`,
       CATALOGUE_FILE: join(__dirname, '../../../../config/catalogue.demo.json'),
     });
-    inference = await startService(InferenceModule.register({ env, transport }), transport, INFERENCE_QUEUE, quiet);
-    const gatewayEnv = Object.assign(new ApiGatewayEnv(), { NATS_URL: nats.url, JWT_SECRET: 'chat-routes-spec-jwt-secret', ADMIN_TOKEN: 'chat-routes-spec-admin-token' });
-    const moduleRef = await Test.createTestingModule({ imports: [ApiGatewayModule.register({ env: gatewayEnv, transport })] })
+    inference = await startService(
+      InferenceModule.register({ env, transport }),
+      transport,
+      INFERENCE_QUEUE,
+      quiet,
+    );
+    const gatewayEnv = Object.assign(new ApiGatewayEnv(), {
+      NATS_URL: nats.url,
+      JWT_SECRET: 'chat-routes-spec-jwt-secret',
+      ADMIN_TOKEN: 'chat-routes-spec-admin-token',
+    });
+    const moduleRef = await Test.createTestingModule({
+      imports: [ApiGatewayModule.register({ env: gatewayEnv, transport })],
+    })
       .overrideProvider(CredentialResolver)
       .useValue(new FixedCredentials({ 'key-token': apiKey, 'poor-token': poor }))
       .compile();
@@ -91,11 +125,15 @@ describe('gateway chat and model routes over HTTP, NATS, inference and mock-upst
     gateway.useGlobalFilters(new HttpErrorFilter());
     await gateway.listen(0, '127.0.0.1');
     baseUrl = `http://127.0.0.1:${(gateway.getHttpServer().address() as { port: number }).port}/api`;
-    const eventsRef = await Test.createTestingModule({ imports: [TransportModule.forRoot(transport)] }).compile();
+    const eventsRef = await Test.createTestingModule({
+      imports: [TransportModule.forRoot(transport)],
+    }).compile();
     await eventsRef.init();
-    await eventsRef.get(DurableEvents).subscribe(BillingEvents.generationFinished, 'test-billing', async (event) => {
-      events.set(event.generationId, event);
-    });
+    await eventsRef
+      .get(DurableEvents)
+      .subscribe(BillingEvents.generationFinished, 'test-billing', async (event) => {
+        events.set(event.generationId, event);
+      });
     closeEvents = () => eventsRef.close();
   });
 
@@ -113,30 +151,63 @@ describe('gateway chat and model routes over HTTP, NATS, inference and mock-upst
     const response = await fetch(`${baseUrl}/v1/models`);
     expect(response.status).toBe(200);
     const body = await response.json().then(loose);
-    expect(body.data.find((m: { id: string }) => m.id === 'demo/chat')).toMatchObject({ type: 'chat', top_provider: { is_moderated: false } });
+    expect(body.data.find((m: { id: string }) => m.id === 'demo/chat')).toMatchObject({
+      type: 'chat',
+      top_provider: { is_moderated: false },
+    });
   });
 
-  it.each(['/v1/chat/completions', '/v2/chat/completions'])('answers POST %s with 200 and the completion', async (path) => {
-    const response = await post(path, { model: 'demo/chat', messages: [{ role: 'user', content: 'hi there' }] });
-    expect(response.status).toBe(200);
-    expect(await response.json().then(loose)).toMatchObject({ object: 'chat.completion', model: 'demo/chat', provider: 'Mock Alpha', choices: [{ message: { content: 'hi there' } }] });
-  });
+  it.each(['/v1/chat/completions', '/v2/chat/completions'])(
+    'answers POST %s with 200 and the completion',
+    async (path) => {
+      const response = await post(path, {
+        model: 'demo/chat',
+        messages: [{ role: 'user', content: 'hi there' }],
+      });
+      expect(response.status).toBe(200);
+      expect(await response.json().then(loose)).toMatchObject({
+        object: 'chat.completion',
+        model: 'demo/chat',
+        provider: 'Mock Alpha',
+        choices: [{ message: { content: 'hi there' } }],
+      });
+    },
+  );
 
   it('streams Server-Sent Events ending with [DONE]', async () => {
-    const response = await post('/v1/chat/completions', { model: 'demo/chat', stream: true, messages: [{ role: 'user', content: 'a b c' }] });
+    const response = await post('/v1/chat/completions', {
+      model: 'demo/chat',
+      stream: true,
+      messages: [{ role: 'user', content: 'a b c' }],
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toContain('text/event-stream');
     const data = dataLines(await response.text());
     expect(data.at(-1)).toBe('[DONE]');
     const chunks = data.slice(0, -1).map((d) => JSON.parse(d));
     expect(chunks.map((c) => c.choices[0].delta.content ?? '').join('')).toBe('a b c');
-    expect(chunks.at(-1).usage).toMatchObject({ prompt_tokens: 7, completion_tokens: 3, cost_rub: expect.any(Number) });
+    expect(chunks.at(-1).usage).toMatchObject({
+      prompt_tokens: 7,
+      completion_tokens: 3,
+      cost_rub: expect.any(Number),
+    });
   });
 
   it('answers an error before the first chunk as the JSON envelope with its status', async () => {
-    const response = await post('/v1/chat/completions', { model: 'demo/chat', stream: true, messages: [{ role: 'user', content: 'hi' }] }, 'poor-token');
+    const response = await post(
+      '/v1/chat/completions',
+      { model: 'demo/chat', stream: true, messages: [{ role: 'user', content: 'hi' }] },
+      'poor-token',
+    );
     expect(response.status).toBe(402);
-    expect(await response.json().then(loose)).toEqual({ error: { message: 'Insufficient balance', type: 'insufficient_quota', code: 'insufficient_balance', param: null } });
+    expect(await response.json().then(loose)).toEqual({
+      error: {
+        message: 'Insufficient balance',
+        type: 'insufficient_quota',
+        code: 'insufficient_balance',
+        param: null,
+      },
+    });
   });
 
   it('ends with an error event and no [DONE] when the provider breaks off after output', async () => {
@@ -148,20 +219,32 @@ describe('gateway chat and model routes over HTTP, NATS, inference and mock-upst
     });
     const data = dataLines(await response.text());
     expect(data).not.toContain('[DONE]');
-    expect(JSON.parse(data.at(-1) as string)).toMatchObject({ error: { code: 'upstream_error', type: 'api_error' } });
+    expect(JSON.parse(data.at(-1) as string)).toMatchObject({
+      error: { code: 'upstream_error', type: 'api_error' },
+    });
   });
 
   it('sends nothing before the first provider produced output, so a stream still falls back', async () => {
-    const response = await post('/v1/chat/completions', { model: 'demo/chat-fallback', stream: true, messages: [{ role: 'user', content: 'via fallback' }] });
+    const response = await post('/v1/chat/completions', {
+      model: 'demo/chat-fallback',
+      stream: true,
+      messages: [{ role: 'user', content: 'via fallback' }],
+    });
     expect(response.status).toBe(200);
     const data = dataLines(await response.text());
     expect(data.at(-1)).toBe('[DONE]');
-    expect(data.slice(0, -1).map((d) => JSON.parse(d).provider)).toEqual(expect.arrayContaining(['Mock Alpha']));
+    expect(data.slice(0, -1).map((d) => JSON.parse(d).provider)).toEqual(
+      expect.arrayContaining(['Mock Alpha']),
+    );
     expect(data.join('')).not.toContain('Mock Broken');
   });
 
   it('answers a stream whose every provider fails before output with the JSON envelope', async () => {
-    const response = await post('/v1/chat/completions', { model: 'demo/chat', stream: true, messages: [{ role: 'user', content: '[[fail:502]]' }] });
+    const response = await post('/v1/chat/completions', {
+      model: 'demo/chat',
+      stream: true,
+      messages: [{ role: 'user', content: '[[fail:502]]' }],
+    });
     expect(response.status).toBe(502);
     expect((await response.json().then(loose)).error.code).toBe('upstream_error');
   });
@@ -171,7 +254,11 @@ describe('gateway chat and model routes over HTTP, NATS, inference and mock-upst
     const response = await fetch(`${baseUrl}/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: 'Bearer key-token', 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'demo/chat', stream: true, messages: [{ role: 'user', content: 'a b c d e f g h [[slow:250]]' }] }),
+      body: JSON.stringify({
+        model: 'demo/chat',
+        stream: true,
+        messages: [{ role: 'user', content: 'a b c d e f g h [[slow:250]]' }],
+      }),
       signal: abort.signal,
     });
     const reader = (response.body as ReadableStream<Uint8Array>).getReader();
@@ -188,17 +275,30 @@ describe('gateway chat and model routes over HTTP, NATS, inference and mock-upst
   });
 
   it('answers 502 upstream_error when every provider fails', async () => {
-    const response = await post('/v1/chat/completions', { model: 'demo/chat', messages: [{ role: 'user', content: '[[fail:503]]' }] });
+    const response = await post('/v1/chat/completions', {
+      model: 'demo/chat',
+      messages: [{ role: 'user', content: '[[fail:503]]' }],
+    });
     expect(response.status).toBe(502);
     expect((await response.json().then(loose)).error.code).toBe('upstream_error');
   });
 
   it('validates the body at the edge', async () => {
-    const response = await post('/v1/chat/completions', { model: 'demo/chat', prompt: 'x', messages: [{ role: 'user', content: 'y' }] });
+    const response = await post('/v1/chat/completions', {
+      model: 'demo/chat',
+      prompt: 'x',
+      messages: [{ role: 'user', content: 'y' }],
+    });
     expect(response.status).toBe(400);
-    expect((await response.json().then(loose)).error).toMatchObject({ code: 'invalid_request', param: 'prompt' });
+    expect((await response.json().then(loose)).error).toMatchObject({
+      code: 'invalid_request',
+      param: 'prompt',
+    });
     const missing = await post('/v1/chat/completions', { model: 'demo/chat' });
-    expect((await missing.json().then(loose)).error).toMatchObject({ message: 'Exactly one of messages or prompt is required', param: 'messages' });
+    expect((await missing.json().then(loose)).error).toMatchObject({
+      message: 'Exactly one of messages or prompt is required',
+      param: 'messages',
+    });
   });
 
   it('requires credentials for chat', async () => {

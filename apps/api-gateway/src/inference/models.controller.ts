@@ -25,10 +25,16 @@ export class ModelsController {
   @Get()
   @ApiOperation({
     summary: 'List the model catalogue',
-    description: 'Needs no credentials. `type` and `endpoint` filter the list; together, a model must match both. Other query parameters are ignored.',
+    description:
+      'Needs no credentials. `type` and `endpoint` filter the list; together, a model must match both. Other query parameters are ignored.',
   })
   @ApiQuery({ name: 'type', required: false, enum: MODEL_TYPES, description: 'Only models of this type' })
-  @ApiQuery({ name: 'endpoint', required: false, enum: MODEL_ENDPOINTS, description: 'Only models served on this endpoint path' })
+  @ApiQuery({
+    name: 'endpoint',
+    required: false,
+    enum: MODEL_ENDPOINTS,
+    description: 'Only models served on this endpoint path',
+  })
   @ApiOkResponse({ type: ModelListDto })
   @ApiBadRequestResponse({ description: 'An unknown type or endpoint', type: ErrorEnvelopeDto })
   list(@Query(KNOWN_PARAMETERS_ONLY) query: Record<string, unknown>): Promise<ModelList> {

@@ -12,7 +12,11 @@ const logger = new Logger('ServerSentEvents');
  * last `data: {"error": ...}` event without [DONE]. A client that disconnects unsubscribes and
  * `onAbandoned` runs, for the transports that do not tell the producer.
  */
-export function relayServerSentEvents<T>(chunks: Observable<T>, response: Response, onAbandoned: () => void = () => undefined): Promise<void> {
+export function relayServerSentEvents<T>(
+  chunks: Observable<T>,
+  response: Response,
+  onAbandoned: () => void = () => undefined,
+): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     let started = false;
     const start = () => {

@@ -1,4 +1,11 @@
-import { applyDecorators, CanActivate, ExecutionContext, Inject, Injectable, UseGuards } from '@nestjs/common';
+import {
+  applyDecorators,
+  CanActivate,
+  ExecutionContext,
+  Inject,
+  Injectable,
+  UseGuards,
+} from '@nestjs/common';
 import { ApiBearerAuth, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import { DomainError } from '@gw/contracts';
 import { ErrorEnvelopeDto } from '@gw/dto';
@@ -18,7 +25,8 @@ export class AdminTokenGuard implements CanActivate {
 
   canActivate(context: ExecutionContext): boolean {
     const token = bearerToken(context.switchToHttp().getRequest<Request>().headers.authorization);
-    if (!timingSafeEqual(digest(token), this.expected)) throw new DomainError('unauthorized', 'Invalid admin token');
+    if (!timingSafeEqual(digest(token), this.expected))
+      throw new DomainError('unauthorized', 'Invalid admin token');
     return true;
   }
 }

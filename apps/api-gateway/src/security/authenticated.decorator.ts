@@ -1,4 +1,10 @@
-import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata, UseGuards } from '@nestjs/common';
+import {
+  applyDecorators,
+  createParamDecorator,
+  ExecutionContext,
+  SetMetadata,
+  UseGuards,
+} from '@nestjs/common';
 import { ApiBearerAuth, ApiForbiddenResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import type { Principal } from '@gw/contracts';
 import { ErrorEnvelopeDto } from '@gw/dto';
@@ -15,10 +21,14 @@ export function Authenticated(...kinds: CredentialKind[]) {
     UseGuards(CredentialGuard),
     ApiBearerAuth(),
     ApiUnauthorizedResponse({ description: 'Missing or invalid credentials', type: ErrorEnvelopeDto }),
-    ApiForbiddenResponse({ description: 'Credential kind not allowed on this route', type: ErrorEnvelopeDto }),
+    ApiForbiddenResponse({
+      description: 'Credential kind not allowed on this route',
+      type: ErrorEnvelopeDto,
+    }),
   );
 }
 
 export const CurrentPrincipal = createParamDecorator(
-  (_data: unknown, context: ExecutionContext): Principal => context.switchToHttp().getRequest<{ principal: Principal }>().principal,
+  (_data: unknown, context: ExecutionContext): Principal =>
+    context.switchToHttp().getRequest<{ principal: Principal }>().principal,
 );

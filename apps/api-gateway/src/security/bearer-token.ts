@@ -4,6 +4,7 @@ import { DomainError } from '@gw/contracts';
 export function bearerToken(header: string | string[] | undefined): string {
   const value = Array.isArray(header) ? header[0] : header;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(value ?? '');
-  if (!match) throw new DomainError('unauthorized', 'Missing bearer token: send "Authorization: Bearer <API key>"');
+  if (!match)
+    throw new DomainError('unauthorized', 'Missing bearer token: send "Authorization: Bearer <API key>"');
   return match[1];
 }

@@ -23,7 +23,9 @@ export class CredentialGuard implements CanActivate {
     if (!accepted.includes(principal.kind)) {
       throw new DomainError(
         'forbidden',
-        principal.kind === 'api_key' ? 'This endpoint requires a console session (JWT), not an API key' : 'This endpoint requires an API key',
+        principal.kind === 'api_key'
+          ? 'This endpoint requires a console session (JWT), not an API key'
+          : 'This endpoint requires an API key',
       );
     }
     request.principal = principal;

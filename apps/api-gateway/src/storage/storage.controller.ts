@@ -1,7 +1,13 @@
 import { Controller, Delete, Get, Param, Query } from '@nestjs/common';
 import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Principal, StorageContracts, StorageStats, StoredFilePage } from '@gw/contracts';
-import { ErrorEnvelopeDto, ListStoredFilesQueryDto, StorageStatsDto, StoredFilePageDto, SuccessDto } from '@gw/dto';
+import {
+  ErrorEnvelopeDto,
+  ListStoredFilesQueryDto,
+  StorageStatsDto,
+  StoredFilePageDto,
+  SuccessDto,
+} from '@gw/dto';
 import { RpcClient } from '@gw/platform';
 import { Authenticated, CurrentPrincipal } from '../security/authenticated.decorator';
 
@@ -14,7 +20,10 @@ export class StorageController {
   @Authenticated()
   @ApiOperation({ summary: 'List stored files' })
   @ApiOkResponse({ type: StoredFilePageDto })
-  list(@CurrentPrincipal() principal: Principal, @Query() query: ListStoredFilesQueryDto): Promise<StoredFilePage> {
+  list(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: ListStoredFilesQueryDto,
+  ): Promise<StoredFilePage> {
     return this.rpc.request(StorageContracts.listFiles, { principal, query: { ...query } });
   }
 

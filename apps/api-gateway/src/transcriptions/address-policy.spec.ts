@@ -44,7 +44,11 @@ describe('isForbiddenAddress', () => {
 
 describe('parseAllowHosts', () => {
   it('lowercases, trims, unbrackets and drops empty entries', () => {
-    expect([...parseAllowHosts(' Audio.Internal ,127.0.0.1,,[::1] ')]).toEqual(['audio.internal', '127.0.0.1', '::1']);
+    expect([...parseAllowHosts(' Audio.Internal ,127.0.0.1,,[::1] ')]).toEqual([
+      'audio.internal',
+      '127.0.0.1',
+      '::1',
+    ]);
   });
 
   it('is empty when unset', () => {

@@ -51,7 +51,12 @@ export function parseAllowHosts(value: string): Set<string> {
   return new Set(
     value
       .split(',')
-      .map((host) => host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1'))
+      .map((host) =>
+        host
+          .trim()
+          .toLowerCase()
+          .replace(/^\[(.*)\]$/, '$1'),
+      )
       .filter((host) => host !== ''),
   );
 }

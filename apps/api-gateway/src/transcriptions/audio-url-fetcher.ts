@@ -27,7 +27,11 @@ export class AudioUrlFetcher {
 
   constructor(private readonly options: AudioUrlFetcherOptions) {
     this.maxBytes = options.maxBytes ?? MAX_AUDIO_BYTES;
-    this.agent = new Agent({ connect: { lookup: this.guardedLookup(), timeout: options.timeoutMs }, headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs });
+    this.agent = new Agent({
+      connect: { lookup: this.guardedLookup(), timeout: options.timeoutMs },
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+    });
   }
 
   async fetch(url: string): Promise<{ bytes: Buffer; filename: string }> {
@@ -58,7 +62,11 @@ export class AudioUrlFetcher {
       }
       return { bytes: await this.read(response.body, signal), filename: filenameOf(target) };
     }
-    throw new DomainError('invalid_request', `The file URL redirected more than ${MAX_REDIRECTS} times`, 'file');
+    throw new DomainError(
+      'invalid_request',
+      `The file URL redirected more than ${MAX_REDIRECTS} times`,
+      'file',
+    );
   }
 
   close(): Promise<void> {
@@ -90,10 +98,13 @@ export class AudioUrlFetcher {
     } catch {
       throw new DomainError('invalid_request', 'file must be a base64 data URL or an http(s) URL', 'file');
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new DomainError('invalid_request', 'The file URL must use http or https', 'file');
-    if (url.username || url.password) throw new DomainError('invalid_request', 'The file URL must not carry credentials', 'file');
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new DomainError('invalid_request', 'The file URL must use http or https', 'file');
+    if (url.username || url.password)
+      throw new DomainError('invalid_request', 'The file URL must not carry credentials', 'file');
     const host = url.hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
-    if (isIP(host) !== 0 && !this.options.allowHosts.has(host) && isForbiddenAddress(host)) throw forbidden(host);
+    if (isIP(host) !== 0 && !this.options.allowHosts.has(host) && isForbiddenAddress(host))
+      throw forbidden(host);
     return url.toString();
   }
 
@@ -104,9 +115,14 @@ export class AudioUrlFetcher {
         if (err) return callback(err, '', 0);
         const refused = addresses.find((entry) => isForbiddenAddress(entry.address));
         if (refused && !allow.has(hostname.toLowerCase())) {
-          return callback(Object.assign(new Error(`${hostname} resolves to a forbidden address`), { code: FORBIDDEN_CODE }), '', 0);
+          return callback(
+            Object.assign(new Error(`${hostname} resolves to a forbidden address`), { code: FORBIDDEN_CODE }),
+            '',
+            0,
+          );
         }
-        if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+        if (options.all)
+          return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
         callback(null, addresses[0].address, addresses[0].family);
       });
     };
@@ -116,19 +132,36 @@ export class AudioUrlFetcher {
     const code = (err as { code?: string })?.code ?? (err as { cause?: { code?: string } })?.cause?.code;
     if (code === FORBIDDEN_CODE) return forbidden('the host');
     const name = (err as Error)?.name;
-    if (name === 'TimeoutError' || err instanceof errors.HeadersTimeoutError || err instanceof errors.BodyTimeoutError || err instanceof errors.ConnectTimeoutError) {
-      return new DomainError('invalid_request', `The file URL did not answer within ${this.options.timeoutMs} ms`, 'file');
+    if (
+      name === 'TimeoutError' ||
+      err instanceof errors.HeadersTimeoutError ||
+      err instanceof errors.BodyTimeoutError ||
+      err instanceof errors.ConnectTimeoutError
+    ) {
+      return new DomainError(
+        'invalid_request',
+        `The file URL did not answer within ${this.options.timeoutMs} ms`,
+        'file',
+      );
     }
     return new DomainError('invalid_request', 'The file URL could not be fetched', 'file');
   }
 }
 
 function forbidden(host: string): DomainError {
-  return new DomainError('invalid_request', `The file URL points at ${host}, a loopback, private, link-local or metadata address, which is not fetched`, 'file');
+  return new DomainError(
+    'invalid_request',
+    `The file URL points at ${host}, a loopback, private, link-local or metadata address, which is not fetched`,
+    'file',
+  );
 }
 
 function tooLarge(maxBytes: number): DomainError {
-  return new DomainError('payload_too_large', `The audio file is larger than ${maxBytes / 1024 / 1024} MB`, 'file');
+  return new DomainError(
+    'payload_too_large',
+    `The audio file is larger than ${maxBytes / 1024 / 1024} MB`,
+    'file',
+  );
 }
 
 function filenameOf(url: string): string {

@@ -1,5 +1,10 @@
 /** The request fields that are arrays; in multipart they come as `name[0]`, `name[]` or a repeated `name`. */
-export const ARRAY_FIELDS = ['timestamp_granularities', 'include', 'known_speaker_names', 'known_speaker_references'] as const;
+export const ARRAY_FIELDS = [
+  'timestamp_granularities',
+  'include',
+  'known_speaker_names',
+  'known_speaker_references',
+] as const;
 
 const INDEXED = /^([A-Za-z_][A-Za-z0-9_]*)\[(\d*)\]$/;
 
@@ -12,7 +17,8 @@ const INDEXED = /^([A-Za-z_][A-Za-z0-9_]*)\[(\d*)\]$/;
 export function formFieldsToParams(fields: Record<string, unknown>): Record<string, unknown> {
   const params: Record<string, unknown> = {};
   const indexed = new Map<string, Array<[number, unknown]>>();
-  const push = (name: string, index: number, value: unknown) => indexed.set(name, [...(indexed.get(name) ?? []), [index, value]]);
+  const push = (name: string, index: number, value: unknown) =>
+    indexed.set(name, [...(indexed.get(name) ?? []), [index, value]]);
   for (const [key, value] of Object.entries(fields)) {
     const match = INDEXED.exec(key);
     if (match) {
@@ -35,11 +41,19 @@ export function formFieldsToParams(fields: Record<string, unknown>): Record<stri
   for (const name of ARRAY_FIELDS) {
     if (typeof params[name] === 'string') params[name] = [params[name]];
   }
-  if (typeof params['temperature'] === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(params['temperature'])) params['temperature'] = Number(params['temperature']);
-  if (params['stream'] === 'true' || params['stream'] === 'false') params['stream'] = params['stream'] === 'true';
+  if (typeof params['temperature'] === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(params['temperature']))
+    params['temperature'] = Number(params['temperature']);
+  if (params['stream'] === 'true' || params['stream'] === 'false')
+    params['stream'] = params['stream'] === 'true';
   return params;
 }
 
 function isIndexObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length > 0 && Object.keys(value).every((key) => /^\d+$/.test(key));
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Object.keys(value).length > 0 &&
+    Object.keys(value).every((key) => /^\d+$/.test(key))
+  );
 }

@@ -28,10 +28,18 @@ export class TranscriptionInputService implements OnModuleDestroy {
   private readonly fetcher: AudioUrlFetcher;
 
   constructor(@Inject(API_GATEWAY_ENV) env: ApiGatewayEnv) {
-    this.fetcher = new AudioUrlFetcher({ allowHosts: parseAllowHosts(env.TRANSCRIPTION_URL_ALLOW_HOSTS), timeoutMs: env.TRANSCRIPTION_URL_TIMEOUT_MS });
+    this.fetcher = new AudioUrlFetcher({
+      allowHosts: parseAllowHosts(env.TRANSCRIPTION_URL_ALLOW_HOSTS),
+      timeoutMs: env.TRANSCRIPTION_URL_TIMEOUT_MS,
+    });
   }
 
-  async build(principal: Principal, fields: Record<string, unknown>, upload: UploadedAudio | undefined, generationId: string): Promise<TranscriptionRequest> {
+  async build(
+    principal: Principal,
+    fields: Record<string, unknown>,
+    upload: UploadedAudio | undefined,
+    generationId: string,
+  ): Promise<TranscriptionRequest> {
     const { file, ...rest } = fields ?? {};
     // Multipart fields skip the JSON body checks of the edge, so the same hazards are refused here;
     // `file` is left out: as an upload it is not a field, and as JSON the edge checked its megabytes already.
@@ -40,10 +48,22 @@ export class TranscriptionInputService implements OnModuleDestroy {
     const params = plainToInstance(TranscriptionParamsDto, formFieldsToParams(rest));
     const errors = validateSync(params, { whitelist: true, forbidNonWhitelisted: true });
     if (errors.length > 0) throw validationErrorToDomainError(errors);
-    const audio = upload ? { bytes: upload.buffer, filename: upload.originalname || 'audio' } : await this.audioOf(file);
+    const audio = upload
+      ? { bytes: upload.buffer, filename: upload.originalname || 'audio' }
+      : await this.audioOf(file);
     const format = detectAudioFormat(audio.bytes);
-    if (!format) throw new DomainError('invalid_request', 'The file is not audio in a supported format (MP3, WAV, M4A, FLAC, OGG, WebM)', 'file');
-    return { principal, generationId, params: { ...params }, audio: { base64: audio.bytes.toString('base64'), filename: audio.filename, format } };
+    if (!format)
+      throw new DomainError(
+        'invalid_request',
+        'The file is not audio in a supported format (MP3, WAV, M4A, FLAC, OGG, WebM)',
+        'file',
+      );
+    return {
+      principal,
+      generationId,
+      params: { ...params },
+      audio: { base64: audio.bytes.toString('base64'), filename: audio.filename, format },
+    };
   }
 
   onModuleDestroy(): Promise<void> {
@@ -51,11 +71,22 @@ export class TranscriptionInputService implements OnModuleDestroy {
   }
 
   private async audioOf(file: unknown): Promise<{ bytes: Buffer; filename: string }> {
-    if (file === undefined || file === null || file === '') throw new DomainError('invalid_request', 'file is required: an upload, a base64 data URL or an http(s) URL', 'file');
-    if (typeof file !== 'string') throw new DomainError('invalid_request', 'file must be a string: a base64 data URL or an http(s) URL', 'file');
+    if (file === undefined || file === null || file === '')
+      throw new DomainError(
+        'invalid_request',
+        'file is required: an upload, a base64 data URL or an http(s) URL',
+        'file',
+      );
+    if (typeof file !== 'string')
+      throw new DomainError(
+        'invalid_request',
+        'file must be a string: a base64 data URL or an http(s) URL',
+        'file',
+      );
     const dataUrl = DATA_URL.exec(file);
     if (dataUrl) return { bytes: decodeBase64(file.slice(dataUrl[0].length)), filename: 'audio' };
-    if (file.startsWith('data:')) throw new DomainError('invalid_request', 'A data URL file must be base64-encoded', 'file');
+    if (file.startsWith('data:'))
+      throw new DomainError('invalid_request', 'A data URL file must be base64-encoded', 'file');
     return this.fetcher.fetch(file);
   }
 }
@@ -63,9 +94,17 @@ export class TranscriptionInputService implements OnModuleDestroy {
 /** Decodes strictly (Buffer.from ignores junk) and refuses more than 25 MB before allocating it. */
 export function decodeBase64(text: string): Buffer {
   const payload = text.replace(/\s+/g, '');
-  if (Math.floor((payload.length * 3) / 4) - (payload.endsWith('==') ? 2 : payload.endsWith('=') ? 1 : 0) > MAX_AUDIO_BYTES) {
-    throw new DomainError('payload_too_large', `The audio file is larger than ${MAX_AUDIO_BYTES / 1024 / 1024} MB`, 'file');
+  if (
+    Math.floor((payload.length * 3) / 4) - (payload.endsWith('==') ? 2 : payload.endsWith('=') ? 1 : 0) >
+    MAX_AUDIO_BYTES
+  ) {
+    throw new DomainError(
+      'payload_too_large',
+      `The audio file is larger than ${MAX_AUDIO_BYTES / 1024 / 1024} MB`,
+      'file',
+    );
   }
-  if (payload.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(payload)) throw new DomainError('invalid_request', 'The data URL is not valid base64', 'file');
+  if (payload.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(payload))
+    throw new DomainError('invalid_request', 'The data URL is not valid base64', 'file');
   return Buffer.from(payload, 'base64');
 }

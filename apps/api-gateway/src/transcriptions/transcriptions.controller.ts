@@ -1,4 +1,13 @@
-import { Body, Controller, HttpCode, Post, Res, UploadedFile, UseFilters, UseInterceptors } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  HttpCode,
+  Post,
+  Res,
+  UploadedFile,
+  UseFilters,
+  UseInterceptors,
+} from '@nestjs/common';
 import { FileInterceptor } from '@nestjs/platform-express';
 import {
   ApiBody,
@@ -11,7 +20,13 @@ import {
   getSchemaPath,
 } from '@nestjs/swagger';
 import { Principal, TranscriptionContracts } from '@gw/contracts';
-import { ErrorEnvelopeDto, MAX_AUDIO_BYTES, TranscriptionJsonRequestDto, TranscriptionParamsDto, TranscriptionResultDto } from '@gw/dto';
+import {
+  ErrorEnvelopeDto,
+  MAX_AUDIO_BYTES,
+  TranscriptionJsonRequestDto,
+  TranscriptionParamsDto,
+  TranscriptionResultDto,
+} from '@gw/dto';
 import { RpcClient } from '@gw/platform';
 import type { Response } from 'express';
 import { randomUUID } from 'node:crypto';
@@ -39,7 +54,9 @@ export class TranscriptionsController {
   @Authenticated()
   // The guard runs before this interceptor, so nothing is uploaded without credentials.
   @UseFilters(AudioUploadErrorsFilter)
-  @UseInterceptors(FileInterceptor('file', { limits: { fileSize: MAX_AUDIO_BYTES, fieldSize: MAX_FIELD_BYTES, files: 1 } }))
+  @UseInterceptors(
+    FileInterceptor('file', { limits: { fileSize: MAX_AUDIO_BYTES, fieldSize: MAX_FIELD_BYTES, files: 1 } }),
+  )
   @ApiOperation({
     summary: 'Transcribe audio',
     description:
@@ -49,7 +66,16 @@ export class TranscriptionsController {
   @ApiBody({
     schema: {
       oneOf: [
-        { allOf: [{ $ref: getSchemaPath(TranscriptionParamsDto) }, { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary' } } }] },
+        {
+          allOf: [
+            { $ref: getSchemaPath(TranscriptionParamsDto) },
+            {
+              type: 'object',
+              required: ['file'],
+              properties: { file: { type: 'string', format: 'binary' } },
+            },
+          ],
+        },
         { $ref: getSchemaPath(TranscriptionJsonRequestDto) },
       ],
     },
@@ -72,7 +98,9 @@ export class TranscriptionsController {
     @Res() response: Response,
   ): Promise<void> {
     const request = await this.input.build(principal, fields, upload, `gen-${randomUUID()}`);
-    const reply = await this.rpc.request(TranscriptionContracts.transcribe, request, { timeoutMs: TRANSCRIPTION_RPC_TIMEOUT_MS });
+    const reply = await this.rpc.request(TranscriptionContracts.transcribe, request, {
+      timeoutMs: TRANSCRIPTION_RPC_TIMEOUT_MS,
+    });
     if (reply.contentType === 'application/json') {
       response.status(200).json(reply.result);
       return;

@@ -61,7 +61,10 @@ export class ConsoleRevokeApiKeyMessage
   id!: string;
 }
 
-export class ConsoleSetApiKeyLimitsMessage extends SetApiKeyLimitsDto implements ConsoleSetApiKeyLimitsRequest {
+export class ConsoleSetApiKeyLimitsMessage
+  extends SetApiKeyLimitsDto
+  implements ConsoleSetApiKeyLimitsRequest
+{
   @IsObject()
   @ValidateNested()
   @Type(() => UserPrincipalMessage)

@@ -34,7 +34,10 @@ export class ApiKeyRepository {
 
   /** Returns false when the key is revoked or not this organization's. */
   async setLimits(organizationId: string, id: string, limits: SpendingLimit[]): Promise<boolean> {
-    const result = await this.rows.update({ organizationId, id, revokedAt: IsNull() }, { spendingLimits: limits });
+    const result = await this.rows.update(
+      { organizationId, id, revokedAt: IsNull() },
+      { spendingLimits: limits },
+    );
     return (result.affected ?? 0) > 0;
   }
 

@@ -2,7 +2,11 @@ import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { AuthContracts, Membership, Organization } from '@gw/contracts';
 import { CreateOrganizationDto } from '@gw/dto';
-import { CurrentMembershipMessage, GetOrganizationMessage, SetMembershipMessage } from './organization.messages';
+import {
+  CurrentMembershipMessage,
+  GetOrganizationMessage,
+  SetMembershipMessage,
+} from './organization.messages';
 import { OrganizationService } from './organization.service';
 
 @Controller()

@@ -13,8 +13,15 @@ const ANSWER_LIMIT_FIELD_BY_API_TYPE: Readonly<Record<string, string>> = {
 };
 
 /** The 402 of a request that needs more than the balance has available, with the remedy its API offers. */
-export function insufficientBalanceMessage(available: Decimal, minAmount: Decimal, apiType: string | undefined): string {
-  const field = apiType !== undefined && Object.hasOwn(ANSWER_LIMIT_FIELD_BY_API_TYPE, apiType) ? ANSWER_LIMIT_FIELD_BY_API_TYPE[apiType] : null;
+export function insufficientBalanceMessage(
+  available: Decimal,
+  minAmount: Decimal,
+  apiType: string | undefined,
+): string {
+  const field =
+    apiType !== undefined && Object.hasOwn(ANSWER_LIMIT_FIELD_BY_API_TYPE, apiType)
+      ? ANSWER_LIMIT_FIELD_BY_API_TYPE[apiType]
+      : null;
   const remedy = field ? `Top up the balance or lower ${field}.` : 'Top up the balance to continue.';
   return `Insufficient balance: ${formatMoney(available)} RUB available, but this request needs at least ${formatMoney(minAmount)} RUB. ${remedy}`;
 }

@@ -95,13 +95,20 @@ export interface LedgerTransaction {
   lockAccount(organizationId: string): Promise<Decimal>;
   heldTotal(organizationId: string): Promise<Decimal>;
   /** What the organization's running generations hold, and the amount of this generation's reservation if it has one. */
-  holdsBeforeReserve(organizationId: string, generationId: string): Promise<{ held: Decimal; existing: Decimal | null }>;
+  holdsBeforeReserve(
+    organizationId: string,
+    generationId: string,
+  ): Promise<{ held: Decimal; existing: Decimal | null }>;
   /** Locks the reservation row, so a settlement and the expiry sweep never both act on it. */
   findReservation(organizationId: string, generationId: string): Promise<HeldReservation | null>;
   /** The spending limits of one key, read under the account lock that every reserve takes first. */
   keyLimits(organizationId: string, apiKeyId: string): Promise<KeyLimit[]>;
   /** Held and spent amounts of the key in the given windows; a window never written counts zero. */
-  windowSpending(organizationId: string, apiKeyId: string, windows: SpendingWindow[]): Promise<WindowSpending[]>;
+  windowSpending(
+    organizationId: string,
+    apiKeyId: string,
+    windows: SpendingWindow[],
+  ): Promise<WindowSpending[]>;
   /** Adds the deltas (negative to free) to the key's counters of the given windows, creating them at zero. */
   addToCounters(
     organizationId: string,
@@ -210,7 +217,10 @@ class TypeOrmLedgerTransaction implements LedgerTransaction {
     return new Decimal(rows[0].total);
   }
 
-  async holdsBeforeReserve(organizationId: string, generationId: string): Promise<{ held: Decimal; existing: Decimal | null }> {
+  async holdsBeforeReserve(
+    organizationId: string,
+    generationId: string,
+  ): Promise<{ held: Decimal; existing: Decimal | null }> {
     const rows: { held: string; existing: string | null }[] = await this.manager.query(
       `SELECT
          (SELECT COALESCE(SUM("amount"), 0) FROM "billing"."reservations"
@@ -220,7 +230,10 @@ class TypeOrmLedgerTransaction implements LedgerTransaction {
       [organizationId, generationId],
     );
     const row = rows[0];
-    return { held: new Decimal(row.held), existing: row.existing === null ? null : new Decimal(row.existing) };
+    return {
+      held: new Decimal(row.held),
+      existing: row.existing === null ? null : new Decimal(row.existing),
+    };
   }
 
   async findReservation(organizationId: string, generationId: string): Promise<HeldReservation | null> {
@@ -273,7 +286,11 @@ class TypeOrmLedgerTransaction implements LedgerTransaction {
           AND c."period" = w."period" AND c."window_start" = w."window_start"`,
       [organizationId, apiKeyId, windows.map((w) => w.period), windows.map((w) => w.start)],
     );
-    return rows.map((row) => ({ period: row.period, held: new Decimal(row.held), spent: new Decimal(row.spent) }));
+    return rows.map((row) => ({
+      period: row.period,
+      held: new Decimal(row.held),
+      spent: new Decimal(row.spent),
+    }));
   }
 
   async addToCounters(

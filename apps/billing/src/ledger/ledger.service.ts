@@ -69,9 +69,13 @@ export class LedgerService {
         );
       }
       if (reserved.lessThan(minAmount)) {
-        throw new DomainError('insufficient_balance', insufficientBalanceMessage(available, minAmount, context?.apiType));
+        throw new DomainError(
+          'insufficient_balance',
+          insufficientBalanceMessage(available, minAmount, context?.apiType),
+        );
       }
-      if (apiKeyId !== null) reserved = await this.capByLimits(tx, organizationId, apiKeyId, windows, reserved, minAmount);
+      if (apiKeyId !== null)
+        reserved = await this.capByLimits(tx, organizationId, apiKeyId, windows, reserved, minAmount);
       const inserted = await tx.insertReservation({
         generationId,
         organizationId,
@@ -87,7 +91,8 @@ export class LedgerService {
           `Generation ${generationId} already has a reservation`,
           'generationId',
         );
-      if (apiKeyId !== null) await tx.addToCounters(organizationId, apiKeyId, windows, reserved, new Decimal(0));
+      if (apiKeyId !== null)
+        await tx.addToCounters(organizationId, apiKeyId, windows, reserved, new Decimal(0));
       return { generationId, reservedAmount: formatMoney(reserved) };
     });
   }
@@ -102,7 +107,11 @@ export class LedgerService {
   ): Promise<Decimal> {
     const limits = await tx.keyLimits(organizationId, apiKeyId);
     if (limits.length === 0) return reserved;
-    const tightest = tightestLimit(limits, await tx.windowSpending(organizationId, apiKeyId, windows), windows);
+    const tightest = tightestLimit(
+      limits,
+      await tx.windowSpending(organizationId, apiKeyId, windows),
+      windows,
+    );
     if (tightest === null) return reserved;
     if (tightest.room.lessThanOrEqualTo(0) || tightest.room.lessThan(minAmount)) {
       throw new DomainError('spending_limit_exceeded', limitExceededMessage(tightest, minAmount));

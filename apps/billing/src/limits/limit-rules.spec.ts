@@ -41,8 +41,11 @@ describe('tightestLimit', () => {
 
   it('reports negative room when a limit was lowered below what is already used', () => {
     expect(
-      tightestLimit([{ period: 'day', amount: d('1') }], [{ period: 'day', held: d('0'), spent: d('3') }], windows)
-        ?.room,
+      tightestLimit(
+        [{ period: 'day', amount: d('1') }],
+        [{ period: 'day', held: d('0'), spent: d('3') }],
+        windows,
+      )?.room,
     ).toEqual(d('-2'));
   });
 });

@@ -38,6 +38,8 @@ export function tightestLimit(
 export function limitExceededMessage(limit: LimitRoom, minAmount: Decimal): string {
   const end = windowEnd(limit.period, limit.windowStart);
   const resets = end ? `it resets at ${end.toISOString()}` : 'a total limit never resets';
-  const need = minAmount.greaterThan(0) ? `, but this request needs at least ${formatMoney(minAmount)} RUB` : '';
+  const need = minAmount.greaterThan(0)
+    ? `, but this request needs at least ${formatMoney(minAmount)} RUB`
+    : '';
   return `Spending limit exceeded: the ${limit.period} limit of this API key is ${formatMoney(limit.limit)} RUB and ${formatMoney(limit.used)} RUB of it is spent or held${need}; ${resets}. Raise the limit or wait for the reset.`;
 }

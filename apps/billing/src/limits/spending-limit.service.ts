@@ -24,7 +24,11 @@ export class SpendingLimitService {
         throw new DomainError('invalid_request', `${param} must be a UUID`, param);
       }
     }
-    const stored = await this.limits.replace(request.organizationId, request.apiKeyId, parseLimits(request.limits));
+    const stored = await this.limits.replace(
+      request.organizationId,
+      request.apiKeyId,
+      parseLimits(request.limits),
+    );
     return { apiKeyId: request.apiKeyId, limits: inPeriodOrder(stored) };
   }
 }
@@ -43,7 +47,11 @@ function parseLimits(value: unknown): StoredLimit[] {
       );
     }
     if (seen.has(period)) {
-      throw new DomainError('invalid_request', `limits name the ${period} period twice`, `limits[${index}].period`);
+      throw new DomainError(
+        'invalid_request',
+        `limits name the ${period} period twice`,
+        `limits[${index}].period`,
+      );
     }
     seen.add(period);
     if (!isLimitAmount(limit['amount'])) {

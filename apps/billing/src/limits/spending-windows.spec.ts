@@ -18,13 +18,17 @@ describe('windowStart', () => {
 
   it('ignores the local time zone of the process', () => {
     // 23:30 UTC is already the next day east of UTC; the window must still be the UTC day.
-    expect(windowStart('day', new Date('2026-03-31T23:30:00-00:00')).toISOString()).toBe('2026-03-31T00:00:00.000Z');
+    expect(windowStart('day', new Date('2026-03-31T23:30:00-00:00')).toISOString()).toBe(
+      '2026-03-31T00:00:00.000Z',
+    );
   });
 });
 
 describe('spendingWindows', () => {
   it('names one window per period', () => {
-    expect(spendingWindows(new Date('2026-11-25T10:00:00Z')).map((w) => [w.period, w.start.toISOString()])).toEqual([
+    expect(
+      spendingWindows(new Date('2026-11-25T10:00:00Z')).map((w) => [w.period, w.start.toISOString()]),
+    ).toEqual([
       ['day', '2026-11-25T00:00:00.000Z'],
       ['week', '2026-11-23T00:00:00.000Z'],
       ['month', '2026-11-01T00:00:00.000Z'],

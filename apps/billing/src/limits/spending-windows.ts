@@ -26,7 +26,10 @@ export function windowStart(period: SpendingLimitPeriod, at: Date): Date {
 
 /** Every period's window at `at`: spending is counted for all of them, so a limit set later sees what was already spent. */
 export function spendingWindows(at: Date): SpendingWindow[] {
-  return (['day', 'week', 'month', 'total'] as const).map((period) => ({ period, start: windowStart(period, at) }));
+  return (['day', 'week', 'month', 'total'] as const).map((period) => ({
+    period,
+    start: windowStart(period, at),
+  }));
 }
 
 /** When the window that starts at `start` ends; null for `total`, which never resets. */

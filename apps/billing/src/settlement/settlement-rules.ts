@@ -40,7 +40,10 @@ const FINISH_REASON_OF_STATUS: Readonly<Record<GenerationFinalStatus, string>> =
  * cancelled generation), else the one its status implies. The one rule for every producer and for
  * reservations that expire.
  */
-export function recordedFinishReason(status: GenerationFinalStatus, reported: string | null | undefined): string {
+export function recordedFinishReason(
+  status: GenerationFinalStatus,
+  reported: string | null | undefined,
+): string {
   return typeof reported === 'string' && reported !== '' ? reported : FINISH_REASON_OF_STATUS[status];
 }
 

@@ -67,7 +67,11 @@ export class SettlementService {
         });
       }
       if (reservation && (active || charge.greaterThan(0))) {
-        await tx.markReservation(organizationId, event.generationId, charge.greaterThan(0) ? 'settled' : 'released');
+        await tx.markReservation(
+          organizationId,
+          event.generationId,
+          charge.greaterThan(0) ? 'settled' : 'released',
+        );
       }
       await this.count(tx, event, reservation, active, charge);
       return 'settled';
@@ -176,7 +180,8 @@ function expiredGenerationRow(reservation: HeldReservation, now: Date): NewGener
     isCancelled: false,
     error: {
       code: RESERVATION_EXPIRED_ERROR_CODE,
-      message: 'The generation did not report its outcome before its reservation expired; nothing was charged.',
+      message:
+        'The generation did not report its outcome before its reservation expired; nothing was charged.',
     },
     createdAt: reservation.createdAt,
     completedAt: now,

@@ -16,7 +16,12 @@ export interface AppProcess {
 export function startApp(app: string, env: Record<string, string>): AppProcess {
   const child = spawn(process.execPath, [join(WORKSPACE_ROOT, 'dist/apps', app, 'main.js')], {
     cwd: WORKSPACE_ROOT,
-    env: { ...process.env, NODE_ENV: 'test', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env },
+    env: {
+      ...process.env,
+      NODE_ENV: 'test',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -43,9 +48,14 @@ export function startApp(app: string, env: Record<string, string>): AppProcess {
         const check = () => {
           const match = output.match(pattern);
           if (match) return done(() => resolve(match));
-          if (hasExited) return done(() => reject(new Error(`${app} exited before printing ${pattern}:\n${output}`)));
+          if (hasExited)
+            return done(() => reject(new Error(`${app} exited before printing ${pattern}:\n${output}`)));
         };
-        const timer = setTimeout(() => done(() => reject(new Error(`${app} did not print ${pattern} in ${timeoutMs} ms:\n${output}`))), timeoutMs);
+        const timer = setTimeout(
+          () =>
+            done(() => reject(new Error(`${app} did not print ${pattern} in ${timeoutMs} ms:\n${output}`))),
+          timeoutMs,
+        );
         const done = (finish: () => void) => {
           clearTimeout(timer);
           listeners.delete(check);

@@ -1,4 +1,11 @@
-import { createTestDatabase, freePort, startTestNats, TestDatabase, TestNats, waitForPort } from '@gw/testing';
+import {
+  createTestDatabase,
+  freePort,
+  startTestNats,
+  TestDatabase,
+  TestNats,
+  waitForPort,
+} from '@gw/testing';
 import { AppProcess, startApp } from './app-process';
 
 const SERVICES = ['auth', 'billing', 'inference', 'media', 'storage'] as const;
@@ -41,7 +48,12 @@ export class DistributedStack {
     };
     await Promise.all(SERVICES.map((name) => this.startService(name)));
     const port = await freePort();
-    const gateway = startApp('api-gateway', { ...this.serviceEnv, PORT: String(port), HOST: '127.0.0.1', ADMIN_TOKEN: this.options.adminToken });
+    const gateway = startApp('api-gateway', {
+      ...this.serviceEnv,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      ADMIN_TOKEN: this.options.adminToken,
+    });
     this.apps.set('api-gateway', gateway);
     await gateway.waitFor(/Gateway listening/);
     this.api = `http://127.0.0.1:${port}/api`;

@@ -17,10 +17,19 @@ export interface EmbeddedGateway {
  * The built embedded app on free ports with a fresh DATA_DIR, as `npm start` runs it; resolves once
  * the banner with the demo key and the admin token has been printed.
  */
-export async function startEmbeddedGateway(label: string, env: Record<string, string> = {}): Promise<EmbeddedGateway> {
+export async function startEmbeddedGateway(
+  label: string,
+  env: Record<string, string> = {},
+): Promise<EmbeddedGateway> {
   const dataDir = mkdtempSync(join(tmpdir(), `gw-${label}-`));
   const port = await freePort();
-  const app = startApp('embedded', { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(await freePort()), ...env });
+  const app = startApp('embedded', {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    EMBEDDED_PG_PORT: String(await freePort()),
+    ...env,
+  });
   const stop = async () => {
     await app.stop();
     rmSync(dataDir, { recursive: true, force: true });

@@ -48,7 +48,11 @@ export interface SeededOrganization {
 }
 
 /** Creates a user, an organization with that user as admin, an API key and a credit, via the operator API. */
-export async function seedOrganization(apiUrl: string, adminToken: string, balance: string): Promise<SeededOrganization> {
+export async function seedOrganization(
+  apiUrl: string,
+  adminToken: string,
+  balance: string,
+): Promise<SeededOrganization> {
   const suffix = Math.random().toString(36).slice(2, 10);
   const email = `user-${suffix}@e2e.test`;
   const password = `pw-${suffix}-secret`;
@@ -56,13 +60,40 @@ export async function seedOrganization(apiUrl: string, adminToken: string, balan
     if (result.status >= 300) throw new Error(`${what}: ${result.status} ${result.text}`);
     return result.body;
   };
-  const user = must(await http<{ id: string }>('POST', `${apiUrl}/admin/users`, { token: adminToken, body: { email, password, name: 'E2E User' } }), 'create user');
-  const org = must(await http<{ id: string }>('POST', `${apiUrl}/admin/organizations`, { token: adminToken, body: { name: `Org ${suffix}` } }), 'create org');
-  must(await http('PUT', `${apiUrl}/admin/organizations/${org.id}/members/${user.id}`, { token: adminToken, body: { role: 'admin' } }), 'membership');
+  const user = must(
+    await http<{ id: string }>('POST', `${apiUrl}/admin/users`, {
+      token: adminToken,
+      body: { email, password, name: 'E2E User' },
+    }),
+    'create user',
+  );
+  const org = must(
+    await http<{ id: string }>('POST', `${apiUrl}/admin/organizations`, {
+      token: adminToken,
+      body: { name: `Org ${suffix}` },
+    }),
+    'create org',
+  );
+  must(
+    await http('PUT', `${apiUrl}/admin/organizations/${org.id}/members/${user.id}`, {
+      token: adminToken,
+      body: { role: 'admin' },
+    }),
+    'membership',
+  );
   const key = must(
-    await http<{ key: string }>('POST', `${apiUrl}/admin/organizations/${org.id}/api-keys`, { token: adminToken, body: { name: 'e2e', userId: user.id } }),
+    await http<{ key: string }>('POST', `${apiUrl}/admin/organizations/${org.id}/api-keys`, {
+      token: adminToken,
+      body: { name: 'e2e', userId: user.id },
+    }),
     'api key',
   );
-  must(await http('POST', `${apiUrl}/admin/organizations/${org.id}/credits`, { token: adminToken, body: { amount: balance } }), 'credit');
+  must(
+    await http('POST', `${apiUrl}/admin/organizations/${org.id}/credits`, {
+      token: adminToken,
+      body: { amount: balance },
+    }),
+    'credit',
+  );
   return { organizationId: org.id, userId: user.id, email, password, apiKey: key.key };
 }

@@ -1,6 +1,18 @@
 import { OmitType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateNested } from 'class-validator';
+import {
+  ArrayMinSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  MinLength,
+  ValidateNested,
+} from 'class-validator';
 import { ModelCatalogueEntryDto, ModelProviderDto } from '@gw/dto';
 
 export const PROVIDER_WIRES = ['openai', 'anthropic'] as const;
@@ -12,7 +24,9 @@ export class ProviderRoutingConfig {
   wire!: ProviderWire;
 
   @IsString()
-  @Matches(/^(https?:\/\/|\$\{[A-Z0-9_]+\})/, { message: 'baseUrl must be an http(s) URL or start with ${VARIABLE}' })
+  @Matches(/^(https?:\/\/|\$\{[A-Z0-9_]+\})/, {
+    message: 'baseUrl must be an http(s) URL or start with ${VARIABLE}',
+  })
   baseUrl!: string;
 
   @IsString()
@@ -45,7 +59,11 @@ export class CatalogueProviderConfig extends ModelProviderDto {
  * A catalogue entry as written in the file: top_provider is derived from the first provider and
  * endpoints from the type (ENDPOINTS_BY_MODEL_TYPE), so the file writes neither.
  */
-export class CatalogueModelConfig extends OmitType(ModelCatalogueEntryDto, ['top_provider', 'providers', 'endpoints'] as const) {
+export class CatalogueModelConfig extends OmitType(ModelCatalogueEntryDto, [
+  'top_provider',
+  'providers',
+  'endpoints',
+] as const) {
   @IsArray()
   @ArrayMinSize(1)
   @ValidateNested({ each: true })

@@ -4,7 +4,12 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ModelCatalogueEntryDto, ProviderDescriptorDto } from '@gw/dto';
 import { missingBilledUnits, Pricing, unitParamProblem } from '@gw/pricing';
-import { CatalogueFileConfig, CatalogueModelConfig, CatalogueProviderConfig, ProviderWire } from './catalogue-config';
+import {
+  CatalogueFileConfig,
+  CatalogueModelConfig,
+  CatalogueProviderConfig,
+  ProviderWire,
+} from './catalogue-config';
 import { ENDPOINTS_BY_MODEL_TYPE } from './model-endpoints';
 import { StartupError } from '@gw/platform';
 
@@ -54,14 +59,18 @@ export function loadCatalogue(file: string, variables: Record<string, string | u
   if (errors.length > 0) throw new CatalogueError(path, describe(errors[0], ''));
   const seen = new Set<string>();
   return config.models.map((model, index) => {
-    if (seen.has(model.id)) throw new CatalogueError(path, `models[${index}].id: duplicate model id ${model.id}`);
+    if (seen.has(model.id))
+      throw new CatalogueError(path, `models[${index}].id: duplicate model id ${model.id}`);
     seen.add(model.id);
     const names = new Set(model.providers.map((p) => p.name));
-    if (names.size !== model.providers.length) throw new CatalogueError(path, `models[${index}].providers: duplicate provider name`);
+    if (names.size !== model.providers.length)
+      throw new CatalogueError(path, `models[${index}].providers: duplicate provider name`);
     checkModel(model, path, `models[${index}]`);
     return {
       entry: publicEntry(model),
-      routes: model.providers.map((provider, p) => route(provider, variables, path, `models[${index}].providers[${p}]`)),
+      routes: model.providers.map((provider, p) =>
+        route(provider, variables, path, `models[${index}].providers[${p}]`),
+      ),
     };
   });
 }
@@ -76,31 +85,58 @@ function checkModel(model: CatalogueModelConfig, file: string, at: string): void
   model.providers.forEach((provider, p) => {
     const missing = missingBilledUnits(model.type, provider.pricing as Pricing);
     if (missing.length > 0) {
-      throw new CatalogueError(file, `${at}.providers[${p}].pricing: model ${model.id} has no price for ${missing.join(', ')} at provider ${provider.name}`);
+      throw new CatalogueError(
+        file,
+        `${at}.providers[${p}].pricing: model ${model.id} has no price for ${missing.join(', ')} at provider ${provider.name}`,
+      );
     }
     const unitProblem = unitParamProblem(model.type, provider.pricing.unitParam, model.parameters);
-    if (unitProblem) throw new CatalogueError(file, `${at}.providers[${p}].pricing.unitParam: ${unitProblem} (model ${model.id} at provider ${provider.name})`);
+    if (unitProblem)
+      throw new CatalogueError(
+        file,
+        `${at}.providers[${p}].pricing.unitParam: ${unitProblem} (model ${model.id} at provider ${provider.name})`,
+      );
     const maxDimensions = model.parameters['dimensions']?.max;
-    if (provider.supported_parameters.includes('dimensions') && !(typeof maxDimensions === 'number' && maxDimensions >= 1)) {
-      throw new CatalogueError(file, `${at}.parameters.dimensions.max: model ${model.id} takes dimensions at provider ${provider.name} but declares no maximum`);
+    if (
+      provider.supported_parameters.includes('dimensions') &&
+      !(typeof maxDimensions === 'number' && maxDimensions >= 1)
+    ) {
+      throw new CatalogueError(
+        file,
+        `${at}.parameters.dimensions.max: model ${model.id} takes dimensions at provider ${provider.name} but declares no maximum`,
+      );
     }
     if (model.type === 'embedding' && provider.routing.wire !== 'openai') {
-      throw new CatalogueError(file, `${at}.providers[${p}].routing.wire: embedding model ${model.id} needs the openai wire at provider ${provider.name}`);
+      throw new CatalogueError(
+        file,
+        `${at}.providers[${p}].routing.wire: embedding model ${model.id} needs the openai wire at provider ${provider.name}`,
+      );
     }
   });
   model.operations.forEach((operation, o) => {
     const unitProblem = unitParamProblem(model.type, operation.pricing.unitParam, operation.parameters);
-    if (unitProblem) throw new CatalogueError(file, `${at}.operations[${o}].pricing.unitParam: ${unitProblem} (operation ${operation.id} of model ${model.id})`);
+    if (unitProblem)
+      throw new CatalogueError(
+        file,
+        `${at}.operations[${o}].pricing.unitParam: ${unitProblem} (operation ${operation.id} of model ${model.id})`,
+      );
   });
 }
 
-function route(provider: CatalogueProviderConfig, variables: Record<string, string | undefined>, file: string, at: string): ProviderRoute {
+function route(
+  provider: CatalogueProviderConfig,
+  variables: Record<string, string | undefined>,
+  file: string,
+  at: string,
+): ProviderRoute {
   const baseUrl = provider.routing.baseUrl.replace(/\$\{([A-Z0-9_]+)\}/g, (_m, name: string) => {
     const value = variables[name];
-    if (value === undefined || value === '') throw new CatalogueError(file, `${at}.routing.baseUrl: variable ${name} is not set`);
+    if (value === undefined || value === '')
+      throw new CatalogueError(file, `${at}.routing.baseUrl: variable ${name} is not set`);
     return value;
   });
-  if (!/^https?:\/\/[^/]/.test(baseUrl)) throw new CatalogueError(file, `${at}.routing.baseUrl: ${baseUrl} is not an http(s) URL`);
+  if (!/^https?:\/\/[^/]/.test(baseUrl))
+    throw new CatalogueError(file, `${at}.routing.baseUrl: ${baseUrl} is not an http(s) URL`);
   return {
     name: provider.name,
     wire: provider.routing.wire,
@@ -109,7 +145,10 @@ function route(provider: CatalogueProviderConfig, variables: Record<string, stri
     apiKey: provider.routing.apiKeyEnv ? (variables[provider.routing.apiKeyEnv] ?? null) : null,
     pricing: provider.pricing as Pricing,
     maxPromptTokens: lowest(provider.context_length, provider.per_request_limits.prompt_tokens),
-    maxCompletionTokens: lowest(provider.max_completion_tokens, provider.per_request_limits.completion_tokens),
+    maxCompletionTokens: lowest(
+      provider.max_completion_tokens,
+      provider.per_request_limits.completion_tokens,
+    ),
     supportedParameters: [...provider.supported_parameters],
     reasoningEfforts: provider.parameters['reasoning_effort']?.values ?? null,
     firstTokenTimeoutMs: provider.routing.firstTokenTimeoutMs ?? null,
@@ -140,7 +179,11 @@ function publicEntry(model: CatalogueModelConfig): ModelCatalogueEntryDto {
 }
 
 function describe(error: ValidationError, prefix: string): string {
-  const path = prefix ? (/^\d+$/.test(error.property) ? `${prefix}[${error.property}]` : `${prefix}.${error.property}`) : error.property;
+  const path = prefix
+    ? /^\d+$/.test(error.property)
+      ? `${prefix}[${error.property}]`
+      : `${prefix}.${error.property}`
+    : error.property;
   const constraint = Object.values(error.constraints ?? {})[0];
   if (constraint) return `${path}: ${constraint}`;
   const child = error.children?.[0];

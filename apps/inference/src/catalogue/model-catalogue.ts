@@ -20,7 +20,11 @@ export class ModelCatalogue {
     const model = this.find(id);
     if (!model) throw new DomainError('invalid_model', `The model ${id} does not exist`, 'model');
     if (!model.entry.endpoints.includes(endpoint)) {
-      throw new DomainError('invalid_model', `The model ${id} is not served on ${endpoint} (its endpoints: ${model.entry.endpoints.join(', ')})`, 'model');
+      throw new DomainError(
+        'invalid_model',
+        `The model ${id} is not served on ${endpoint} (its endpoints: ${model.entry.endpoints.join(', ')})`,
+        'model',
+      );
     }
     return model;
   }
@@ -29,7 +33,11 @@ export class ModelCatalogue {
   list(query: ModelListQueryDto = {}): ModelListDto {
     const data = this.models
       .map((model) => model.entry)
-      .filter((entry) => (query.type === undefined || entry.type === query.type) && (query.endpoint === undefined || entry.endpoints.includes(query.endpoint)));
+      .filter(
+        (entry) =>
+          (query.type === undefined || entry.type === query.type) &&
+          (query.endpoint === undefined || entry.endpoints.includes(query.endpoint)),
+      );
     return { data };
   }
 }

@@ -47,7 +47,6 @@ export interface ChatSettings {
   firstTokenTimeoutMs: number;
 }
 
-
 /** The chat-style endpoints on which the model alias notation is accepted. */
 const ALIAS_API_TYPES = new Set(['chat_completions', 'responses', 'messages']);
 
@@ -88,7 +87,11 @@ export class ChatCompletionService {
     });
   }
 
-  private async runComplete(request: ChatCompletionRpcMessageDto, id: string, signal: AbortSignal): Promise<ChatCompletion> {
+  private async runComplete(
+    request: ChatCompletionRpcMessageDto,
+    id: string,
+    signal: AbortSignal,
+  ): Promise<ChatCompletion> {
     const generation = await this.begin(request, 'sync', id);
     let failure: UpstreamFailure | null = null;
     for (const route of generation.routes) {
@@ -97,7 +100,8 @@ export class ChatCompletionService {
         const result = await this.adapters.for(route.wire).complete(this.call(generation, route, signal));
         generation.firstOutputAt = Date.now();
         generation.attempts.push(attempt(route, generation.attempts.length + 1, started, null));
-        const text = (result.content ?? '') + result.toolCalls.map((call) => call.function.arguments).join('');
+        const text =
+          (result.content ?? '') + result.toolCalls.map((call) => call.function.arguments).join('');
         const usage = usageOrEstimate(result.usage, generation.promptEstimate, text);
         const blocked = isBlockedWithoutOutput(result.finishReason, text);
         const cost = blocked ? new Decimal(0) : completionCost(route, usage, generation.reserved);
@@ -118,7 +122,11 @@ export class ChatCompletionService {
           choices: [
             {
               index: 0,
-              message: { role: 'assistant', content: result.content, ...(result.toolCalls.length > 0 ? { tool_calls: result.toolCalls } : {}) },
+              message: {
+                role: 'assistant',
+                content: result.content,
+                ...(result.toolCalls.length > 0 ? { tool_calls: result.toolCalls } : {}),
+              },
               finish_reason: result.finishReason,
             },
           ],
@@ -126,7 +134,9 @@ export class ChatCompletionService {
         };
       } catch (err) {
         failure = toUpstreamFailure(err);
-        generation.attempts.push(attempt(route, generation.attempts.length + 1, started, failure, signal.aborted));
+        generation.attempts.push(
+          attempt(route, generation.attempts.length + 1, started, failure, signal.aborted),
+        );
         if (signal.aborted) {
           await this.cancelled(generation, route, null, generation.promptEstimate, '', null);
           throw new DomainError('upstream_error', 'The generation was cancelled');
@@ -137,7 +147,12 @@ export class ChatCompletionService {
     throw await this.fail(generation, failure);
   }
 
-  private async runStream(request: ChatCompletionRpcMessageDto, id: string, subscriber: Subscriber<ChatStreamItem>, signal: AbortSignal): Promise<void> {
+  private async runStream(
+    request: ChatCompletionRpcMessageDto,
+    id: string,
+    subscriber: Subscriber<ChatStreamItem>,
+    signal: AbortSignal,
+  ): Promise<void> {
     const generation = await this.begin(request, 'stream', id);
     let failure: UpstreamFailure | null = null;
     for (const route of generation.routes) {
@@ -147,11 +162,18 @@ export class ChatCompletionService {
       const iterator = this.adapters.for(route.wire).stream(call)[Symbol.asyncIterator]();
       let head: FirstOutput;
       try {
-        head = await awaitFirstOutput(iterator, route.firstTokenTimeoutMs ?? this.settings.firstTokenTimeoutMs, () => attemptAbort.abort());
+        head = await awaitFirstOutput(
+          iterator,
+          route.firstTokenTimeoutMs ?? this.settings.firstTokenTimeoutMs,
+          () => attemptAbort.abort(),
+        );
       } catch (err) {
         failure = toUpstreamFailure(err);
-        generation.attempts.push(attempt(route, generation.attempts.length + 1, started, failure, signal.aborted));
-        if (signal.aborted) return this.cancelled(generation, route, null, generation.promptEstimate, '', null, subscriber);
+        generation.attempts.push(
+          attempt(route, generation.attempts.length + 1, started, failure, signal.aborted),
+        );
+        if (signal.aborted)
+          return this.cancelled(generation, route, null, generation.promptEstimate, '', null, subscriber);
         if (!failure.retryable) break;
         continue;
       }
@@ -191,7 +213,9 @@ export class ChatCompletionService {
       if (event.finishReason) finishReason = event.finishReason;
       if (event.usage) usage = event.usage;
       if (!event.content && !event.toolCalls) return;
-      text += (event.content ?? '') + (event.toolCalls ?? []).map((call) => call.function?.arguments ?? '').join('');
+      text +=
+        (event.content ?? '') +
+        (event.toolCalls ?? []).map((call) => call.function?.arguments ?? '').join('');
       const delta: Chunk['choices'][number]['delta'] = {
         ...(roleSent ? {} : { role: 'assistant' as const }),
         ...(event.content ? { content: event.content } : {}),
@@ -207,8 +231,11 @@ export class ChatCompletionService {
       }
     } catch (err) {
       const failure = toUpstreamFailure(err);
-      generation.attempts.push(attempt(route, generation.attempts.length + 1, started, failure, signal.aborted));
-      if (signal.aborted) return this.cancelled(generation, route, usage, promptTokens, text, finishReason, subscriber);
+      generation.attempts.push(
+        attempt(route, generation.attempts.length + 1, started, failure, signal.aborted),
+      );
+      if (signal.aborted)
+        return this.cancelled(generation, route, usage, promptTokens, text, finishReason, subscriber);
       subscriber.error(await this.brokenOff(generation, route, failure, usage, promptTokens, text));
       return;
     }
@@ -217,7 +244,12 @@ export class ChatCompletionService {
     const reason: string = finishReason ?? 'stop';
     const blocked = isBlockedWithoutOutput(reason, text);
     const cost = blocked ? new Decimal(0) : completionCost(route, final, generation.reserved);
-    send(chunk({ index: 0, delta: roleSent ? {} : { role: 'assistant', content: '' }, finish_reason: reason }, this.usageWithCost(final, cost)));
+    send(
+      chunk(
+        { index: 0, delta: roleSent ? {} : { role: 'assistant', content: '' }, finish_reason: reason },
+        this.usageWithCost(final, cost),
+      ),
+    );
     await this.finish(generation, {
       status: blocked ? 'failed' : 'completed',
       provider: route.name,
@@ -229,14 +261,21 @@ export class ChatCompletionService {
     subscriber.complete();
   }
 
-  private async begin(request: ChatCompletionRpcMessageDto, responseMode: GenerationResponseMode, id: string): Promise<ChatGeneration> {
+  private async begin(
+    request: ChatCompletionRpcMessageDto,
+    responseMode: GenerationResponseMode,
+    id: string,
+  ): Promise<ChatGeneration> {
     const endpoint = endpointOfApiType(request.apiType);
     if (!endpoint) throw new DomainError('invalid_request', `Unknown apiType ${request.apiType}`, 'apiType');
     const body = this.withAlias(request);
     const model = this.catalogue.servingModel(body.model, endpoint);
     const messages = conversation(body);
     const promptEstimate = promptTokensEstimate(messages, body);
-    const { routes } = planRoutes(model, body, { promptTokens: promptEstimate, preferencesParam: this.providerFromAlias(request) ? 'model' : 'provider' });
+    const { routes } = planRoutes(model, body, {
+      promptTokens: promptEstimate,
+      preferencesParam: this.providerFromAlias(request) ? 'model' : 'provider',
+    });
     const promptBound = promptTokensUpperBound(messages, body);
     const clientMax = clientMaxTokens(body);
     const generation: ChatGeneration = {
@@ -256,7 +295,11 @@ export class ChatCompletionService {
       attempts: [],
     };
     const amounts = reservationAmounts(routes, promptBound, clientMax, this.settings.minCompletionTokens);
-    generation.reserved = await this.billing.reserve(billedGeneration(generation), amounts.maxAmount, amounts.minAmount);
+    generation.reserved = await this.billing.reserve(
+      billedGeneration(generation),
+      amounts.maxAmount,
+      amounts.minAmount,
+    );
     return generation;
   }
 
@@ -265,7 +308,12 @@ export class ChatCompletionService {
     const body = withReasoningEffort(request.body);
     if (!ALIAS_API_TYPES.has(request.apiType)) return body;
     try {
-      return applyModelAlias(body as ChatCompletionRequestDto & { provider?: Record<string, unknown>; reasoning?: Record<string, unknown> });
+      return applyModelAlias(
+        body as ChatCompletionRequestDto & {
+          provider?: Record<string, unknown>;
+          reasoning?: Record<string, unknown>;
+        },
+      );
     } catch (err) {
       if (err instanceof ModelAliasError) throw new DomainError('invalid_request', err.message, 'model');
       throw err;
@@ -278,7 +326,12 @@ export class ChatCompletionService {
   }
 
   private call(generation: ChatGeneration, route: ProviderRoute, signal: AbortSignal) {
-    const maxTokens = upstreamMaxTokens(route, generation.promptBound, generation.clientMax, generation.reserved);
+    const maxTokens = upstreamMaxTokens(
+      route,
+      generation.promptBound,
+      generation.clientMax,
+      generation.reserved,
+    );
     return {
       baseUrl: route.baseUrl,
       apiKey: route.apiKey,
@@ -291,7 +344,14 @@ export class ChatCompletionService {
   private async fail(generation: ChatGeneration, failure: UpstreamFailure | null): Promise<DomainError> {
     const error = upstreamDomainError(failure, false);
     const provider = generation.attempts.at(-1)?.provider ?? null;
-    await this.finish(generation, { status: 'failed', provider, finishReason: null, usage: null, cost: new Decimal(0), error: { code: error.code, message: error.message } });
+    await this.finish(generation, {
+      status: 'failed',
+      provider,
+      finishReason: null,
+      usage: null,
+      cost: new Decimal(0),
+      error: { code: error.code, message: error.message },
+    });
     return error;
   }
 

@@ -3,13 +3,24 @@ import type { Pricing } from '@gw/pricing';
 import type { ProviderRoute } from '../catalogue/catalogue-loader';
 import { completionCost, producedUsageAndCost, usageOrEstimate } from './chat-generation';
 
-const alpha = { name: 'Mock Alpha', pricing: { currency: 'RUB', prompt_per_million: '150.00', completion_per_million: '600.00' } as Pricing } as ProviderRoute;
+const alpha = {
+  name: 'Mock Alpha',
+  pricing: { currency: 'RUB', prompt_per_million: '150.00', completion_per_million: '600.00' } as Pricing,
+} as ProviderRoute;
 const HELD = new Decimal('1');
 
 describe('usageOrEstimate', () => {
   it.each<[string, Parameters<typeof usageOrEstimate>, ReturnType<typeof usageOrEstimate>]>([
-    ['the reported usage as it is', [{ prompt_tokens: 11, completion_tokens: 6 }, 8, 'ignored'], { prompt_tokens: 11, completion_tokens: 6 }],
-    ['without one, the prompt tokens given and the estimate of the text', [null, 8, 'Count'], { prompt_tokens: 8, completion_tokens: 2 }],
+    [
+      'the reported usage as it is',
+      [{ prompt_tokens: 11, completion_tokens: 6 }, 8, 'ignored'],
+      { prompt_tokens: 11, completion_tokens: 6 },
+    ],
+    [
+      'without one, the prompt tokens given and the estimate of the text',
+      [null, 8, 'Count'],
+      { prompt_tokens: 8, completion_tokens: 2 },
+    ],
     ['nothing produced as zero completion tokens', [null, 8, ''], { prompt_tokens: 8, completion_tokens: 0 }],
   ])('takes %s', (_label, args, expected) => {
     expect(usageOrEstimate(...args)).toEqual(expected);
@@ -32,6 +43,14 @@ describe('producedUsageAndCost', () => {
   });
 
   it('never charges more than was held', () => {
-    expect(producedUsageAndCost(alpha, { prompt_tokens: 1_000_000, completion_tokens: 0 }, 8, 'x', HELD).cost.toString()).toBe('1');
+    expect(
+      producedUsageAndCost(
+        alpha,
+        { prompt_tokens: 1_000_000, completion_tokens: 0 },
+        8,
+        'x',
+        HELD,
+      ).cost.toString(),
+    ).toBe('1');
   });
 });

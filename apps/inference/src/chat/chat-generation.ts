@@ -45,7 +45,11 @@ export interface ChatStreamItem {
  * far, else the realistic estimate, never the reservation bound) and the same estimate of the text
  * produced.
  */
-export function usageOrEstimate(usage: UpstreamUsage | null, promptTokens: number, completionText: string): UpstreamUsage {
+export function usageOrEstimate(
+  usage: UpstreamUsage | null,
+  promptTokens: number,
+  completionText: string,
+): UpstreamUsage {
   return usage ?? { prompt_tokens: promptTokens, completion_tokens: estimatedTokens(completionText) };
 }
 
@@ -75,13 +79,26 @@ export function isBlockedWithoutOutput(finishReason: string | null, text: string
   return finishReason === 'content_filter' && text === '';
 }
 
-export const BLOCKED_ERROR = { code: 'content_filter', message: 'The provider blocked the answer by moderation before any output' } as const;
+export const BLOCKED_ERROR = {
+  code: 'content_filter',
+  message: 'The provider blocked the answer by moderation before any output',
+} as const;
 
 export function tokenUsage(usage: UpstreamUsage): TokenUsage {
-  return { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, total_tokens: usage.prompt_tokens + usage.completion_tokens };
+  return {
+    prompt_tokens: usage.prompt_tokens,
+    completion_tokens: usage.completion_tokens,
+    total_tokens: usage.prompt_tokens + usage.completion_tokens,
+  };
 }
 
-export function attempt(route: ProviderRoute, number: number, startedAt: number, failure: UpstreamFailure | null, cancelled = false): NewAttempt {
+export function attempt(
+  route: ProviderRoute,
+  number: number,
+  startedAt: number,
+  failure: UpstreamFailure | null,
+  cancelled = false,
+): NewAttempt {
   return {
     attempt: number,
     provider: route.name,
@@ -96,7 +113,8 @@ export function attempt(route: ProviderRoute, number: number, startedAt: number,
 
 /** What the client is told when no provider produced a completion. */
 export function upstreamDomainError(failure: UpstreamFailure | null, outputStarted = false): DomainError {
-  if (failure?.kind === 'timeout') return new DomainError('upstream_timeout', 'The upstream provider did not answer in time');
+  if (failure?.kind === 'timeout')
+    return new DomainError('upstream_timeout', 'The upstream provider did not answer in time');
   if (outputStarted) return new DomainError('upstream_error', 'The upstream provider broke off the answer');
   const status = failure?.httpStatus ? ` (HTTP ${failure.httpStatus})` : '';
   return new DomainError('upstream_error', `The upstream provider failed${status}`);

@@ -1,9 +1,20 @@
 import type { ChatCompletionRequestDto, ChatMessageDto } from '@gw/dto';
 import type { Pricing } from '@gw/pricing';
 import type { ProviderRoute } from '../catalogue/catalogue-loader';
-import { conversation, forwardedFields, withReasoningEffort, promptTokensEstimate, promptTokensUpperBound, toUpstreamRequest } from './chat-plan';
+import {
+  conversation,
+  forwardedFields,
+  withReasoningEffort,
+  promptTokensEstimate,
+  promptTokensUpperBound,
+  toUpstreamRequest,
+} from './chat-plan';
 
-const body = (fields: Partial<ChatCompletionRequestDto> = {}): ChatCompletionRequestDto => ({ model: 'demo/chat', messages: [{ role: 'user', content: 'hi' }], ...fields });
+const body = (fields: Partial<ChatCompletionRequestDto> = {}): ChatCompletionRequestDto => ({
+  model: 'demo/chat',
+  messages: [{ role: 'user', content: 'hi' }],
+  ...fields,
+});
 const user = (content: ChatMessageDto['content']): ChatMessageDto[] => [{ role: 'user', content }];
 
 describe('the prompt size', () => {
@@ -12,14 +23,38 @@ describe('the prompt size', () => {
 
   it.each<[string, ChatCompletionRequestDto, number, number]>([
     ['a short message', shortPrompt, 16 + 8 + 32, 8],
-    ['the prompt field as one user message', body({ messages: undefined, prompt: 'one two three' }), 16 + 8 + 13, 4],
-    ['text parts and an image part', body({ messages: user([{ type: 'text', text: 'look at this' }, { type: 'image_url', image_url: { url: 'https://x/y.png' } }]) }), 16 + 8 + 12 + 1600, 3 + 85],
-    ['tools as JSON', body({ tools: [{ type: 'function', function: { name: 'f' } }] }), 16 + 8 + 2 + 45, 1 + 12],
+    [
+      'the prompt field as one user message',
+      body({ messages: undefined, prompt: 'one two three' }),
+      16 + 8 + 13,
+      4,
+    ],
+    [
+      'text parts and an image part',
+      body({
+        messages: user([
+          { type: 'text', text: 'look at this' },
+          { type: 'image_url', image_url: { url: 'https://x/y.png' } },
+        ]),
+      }),
+      16 + 8 + 12 + 1600,
+      3 + 85,
+    ],
+    [
+      'tools as JSON',
+      body({ tools: [{ type: 'function', function: { name: 'f' } }] }),
+      16 + 8 + 2 + 45,
+      1 + 12,
+    ],
     [
       'an assistant tool call and its tool message',
       body({
         messages: [
-          { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }],
+          },
           { role: 'tool', tool_call_id: 'c1', content: 'sunny' },
         ],
       }),
@@ -53,9 +88,9 @@ describe('withReasoningEffort', () => {
   });
 
   it('refuses both forms at once, naming reasoning_effort', () => {
-    expect(() => withReasoningEffort(body({ reasoning_effort: 'low', reasoning: { effort: 'high' } }))).toThrow(
-      expect.objectContaining({ code: 'invalid_request', param: 'reasoning_effort' }),
-    );
+    expect(() =>
+      withReasoningEffort(body({ reasoning_effort: 'low', reasoning: { effort: 'high' } })),
+    ).toThrow(expect.objectContaining({ code: 'invalid_request', param: 'reasoning_effort' }));
   });
 });
 
@@ -69,7 +104,18 @@ describe('forwardedFields', () => {
     ['parallel_tool_calls with tools', { parallel_tool_calls: false, tools }, { parallel_tool_calls: false }],
     ['no parallel_tool_calls without tools, which OpenAI refuses', { parallel_tool_calls: false }, {}],
     ['logit_bias of numbers', { logit_bias: { '50256': -100 } }, { logit_bias: { '50256': -100 } }],
-    ['nothing of the fields that are not forwarded', { n: 1, store: false, logprobs: false, top_logprobs: 0, metadata: { a: 'b' }, stream_options: { include_usage: true } }, {}],
+    [
+      'nothing of the fields that are not forwarded',
+      {
+        n: 1,
+        store: false,
+        logprobs: false,
+        top_logprobs: 0,
+        metadata: { a: 'b' },
+        stream_options: { include_usage: true },
+      },
+      {},
+    ],
   ])('passes on %s', (_label, fields, expected) => {
     expect(forwardedFields(body(fields))).toEqual(expected);
   });

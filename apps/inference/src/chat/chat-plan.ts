@@ -24,7 +24,11 @@ export function withReasoningEffort(body: ChatCompletionRequestDto): ChatComplet
   const { reasoning_effort: effort, ...rest } = body;
   if (effort === undefined) return body;
   if (body.reasoning?.effort !== undefined) {
-    throw new DomainError('invalid_request', 'Set the effort once: reasoning_effort or reasoning.effort', 'reasoning_effort');
+    throw new DomainError(
+      'invalid_request',
+      'Set the effort once: reasoning_effort or reasoning.effort',
+      'reasoning_effort',
+    );
   }
   return { ...rest, reasoning: { ...body.reasoning, effort } };
 }
@@ -70,7 +74,12 @@ const bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
 export function promptTokensUpperBound(messages: ChatMessageDto[], body: ChatCompletionRequestDto): number {
   const content = promptContent(messages, body);
   const textBytes = content.texts.reduce((sum, text) => sum + bytes(text), 0);
-  return REQUEST_OVERHEAD_TOKENS + content.messages * MESSAGE_OVERHEAD_TOKENS + textBytes + content.images * IMAGE_PART_TOKENS;
+  return (
+    REQUEST_OVERHEAD_TOKENS +
+    content.messages * MESSAGE_OVERHEAD_TOKENS +
+    textBytes +
+    content.images * IMAGE_PART_TOKENS
+  );
 }
 
 /**
@@ -79,10 +88,15 @@ export function promptTokensUpperBound(messages: ChatMessageDto[], body: ChatCom
  */
 export function promptTokensEstimate(messages: ChatMessageDto[], body: ChatCompletionRequestDto): number {
   const content = promptContent(messages, body);
-  return content.texts.reduce((sum, text) => sum + estimatedTokens(text), 0) + content.images * IMAGE_PART_ESTIMATED_TOKENS;
+  return (
+    content.texts.reduce((sum, text) => sum + estimatedTokens(text), 0) +
+    content.images * IMAGE_PART_ESTIMATED_TOKENS
+  );
 }
 
-export function clientMaxTokens(body: Pick<ChatCompletionRequestDto, 'max_tokens' | 'max_completion_tokens'>): number | null {
+export function clientMaxTokens(
+  body: Pick<ChatCompletionRequestDto, 'max_tokens' | 'max_completion_tokens'>,
+): number | null {
   return body.max_completion_tokens ?? body.max_tokens ?? null;
 }
 
@@ -114,16 +128,33 @@ export function reservationAmounts(
   const dearest = (tokens: (route: ProviderRoute) => number) =>
     Decimal.max(...routes.map((route) => maxChatCost(route.pricing, promptBound, tokens(route))));
   const maxAmount = dearest((route) => completionCeiling(route, clientMax));
-  const minAmount = clientMax !== null ? maxAmount : dearest((route) => Math.min(minCompletionTokens, completionCeiling(route, null)));
+  const minAmount =
+    clientMax !== null
+      ? maxAmount
+      : dearest((route) => Math.min(minCompletionTokens, completionCeiling(route, null)));
   return { maxAmount, minAmount };
 }
 
 /** The max_tokens sent upstream: what the client allows, the provider supports and the reservation pays for. */
-export function upstreamMaxTokens(route: ProviderRoute, promptBound: number, clientMax: number | null, reserved: Decimal): number {
-  return Math.max(1, Math.min(completionCeiling(route, clientMax), affordableCompletionTokens(route.pricing, promptBound, reserved)));
+export function upstreamMaxTokens(
+  route: ProviderRoute,
+  promptBound: number,
+  clientMax: number | null,
+  reserved: Decimal,
+): number {
+  return Math.max(
+    1,
+    Math.min(
+      completionCeiling(route, clientMax),
+      affordableCompletionTokens(route.pricing, promptBound, reserved),
+    ),
+  );
 }
 
-type ForwardedUpstreamFields = Pick<UpstreamChatRequest, 'stop' | 'seed' | 'parallel_tool_calls' | 'logit_bias'>;
+type ForwardedUpstreamFields = Pick<
+  UpstreamChatRequest,
+  'stop' | 'seed' | 'parallel_tool_calls' | 'logit_bias'
+>;
 
 /**
  * The OpenAI sampling fields passed on to providers (validated at the edge): `stop` always as a
@@ -134,12 +165,19 @@ export function forwardedFields(body: ChatCompletionRequestDto): ForwardedUpstre
   return {
     ...(stop.length > 0 ? { stop } : {}),
     ...(body.seed !== undefined ? { seed: body.seed } : {}),
-    ...(body.parallel_tool_calls !== undefined && body.tools?.length ? { parallel_tool_calls: body.parallel_tool_calls } : {}),
+    ...(body.parallel_tool_calls !== undefined && body.tools?.length
+      ? { parallel_tool_calls: body.parallel_tool_calls }
+      : {}),
     ...(body.logit_bias ? { logit_bias: { ...body.logit_bias } } : {}),
   };
 }
 
-export function toUpstreamRequest(route: ProviderRoute, body: ChatCompletionRequestDto, messages: ChatMessageDto[], maxTokens: number): UpstreamChatRequest {
+export function toUpstreamRequest(
+  route: ProviderRoute,
+  body: ChatCompletionRequestDto,
+  messages: ChatMessageDto[],
+  maxTokens: number,
+): UpstreamChatRequest {
   return {
     model: route.upstreamModel,
     messages,

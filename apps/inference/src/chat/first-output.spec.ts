@@ -10,21 +10,52 @@ async function* events(list: Array<UpstreamStreamEvent | number>): AsyncGenerato
 
 describe('awaitFirstOutput', () => {
   it('reads past events without output up to the first one with output', async () => {
-    const iterator = events([{}, { usage: { prompt_tokens: 1, completion_tokens: 0 } }, { content: 'hi' }, { content: 'later' }])[Symbol.asyncIterator]();
+    const iterator = events([
+      {},
+      { usage: { prompt_tokens: 1, completion_tokens: 0 } },
+      { content: 'hi' },
+      { content: 'later' },
+    ])[Symbol.asyncIterator]();
     const head = await awaitFirstOutput(iterator, 1_000, () => undefined);
-    expect(head).toEqual({ events: [{}, { usage: { prompt_tokens: 1, completion_tokens: 0 } }, { content: 'hi' }], done: false });
+    expect(head).toEqual({
+      events: [{}, { usage: { prompt_tokens: 1, completion_tokens: 0 } }, { content: 'hi' }],
+      done: false,
+    });
     expect((await iterator.next()).value).toEqual({ content: 'later' });
   });
 
   it('counts a finish reason or a tool call as output and reports a stream that ended first', async () => {
-    expect((await awaitFirstOutput(events([{ finishReason: 'content_filter' }])[Symbol.asyncIterator](), 1_000, () => undefined)).events).toHaveLength(1);
-    expect((await awaitFirstOutput(events([{ toolCalls: [{ index: 0 }] }])[Symbol.asyncIterator](), 1_000, () => undefined)).done).toBe(false);
-    expect(await awaitFirstOutput(events([{}])[Symbol.asyncIterator](), 1_000, () => undefined)).toEqual({ events: [{}], done: true });
+    expect(
+      (
+        await awaitFirstOutput(
+          events([{ finishReason: 'content_filter' }])[Symbol.asyncIterator](),
+          1_000,
+          () => undefined,
+        )
+      ).events,
+    ).toHaveLength(1);
+    expect(
+      (
+        await awaitFirstOutput(
+          events([{ toolCalls: [{ index: 0 }] }])[Symbol.asyncIterator](),
+          1_000,
+          () => undefined,
+        )
+      ).done,
+    ).toBe(false);
+    expect(await awaitFirstOutput(events([{}])[Symbol.asyncIterator](), 1_000, () => undefined)).toEqual({
+      events: [{}],
+      done: true,
+    });
   });
 
   it('gives up at the deadline with a retryable timeout and calls onDeadline', async () => {
     const onDeadline = jest.fn();
-    const error = await awaitFirstOutput(events([{}, 500, { content: 'too late' }])[Symbol.asyncIterator](), 50, onDeadline).catch((err: unknown) => err);
+    const error = await awaitFirstOutput(
+      events([{}, 500, { content: 'too late' }])[Symbol.asyncIterator](),
+      50,
+      onDeadline,
+    ).catch((err: unknown) => err);
     expect(error).toBeInstanceOf(UpstreamFailure);
     expect(error).toMatchObject({ kind: 'timeout', retryable: true });
     expect(onDeadline).toHaveBeenCalledTimes(1);

@@ -17,7 +17,11 @@ export function carriesOutput(event: UpstreamStreamEvent): boolean {
  * the next provider. On the deadline `onDeadline` runs (it aborts the call) and a retryable
  * timeout is thrown.
  */
-export async function awaitFirstOutput(iterator: AsyncIterator<UpstreamStreamEvent>, deadlineMs: number, onDeadline: () => void): Promise<FirstOutput> {
+export async function awaitFirstOutput(
+  iterator: AsyncIterator<UpstreamStreamEvent>,
+  deadlineMs: number,
+  onDeadline: () => void,
+): Promise<FirstOutput> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(() => {

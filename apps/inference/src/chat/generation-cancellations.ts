@@ -19,7 +19,8 @@ export class GenerationCancellations {
     const controller = new AbortController();
     const cancelledAt = this.early.get(generationId);
     this.early.delete(generationId);
-    if (cancelledAt !== undefined && this.now() - cancelledAt <= EARLY_CANCELLATION_TTL_MS) controller.abort();
+    if (cancelledAt !== undefined && this.now() - cancelledAt <= EARLY_CANCELLATION_TTL_MS)
+      controller.abort();
     else this.running.set(generationId, controller);
     return controller;
   }

@@ -5,7 +5,12 @@ import { planRoutes, RoutingContext, RoutingRequest } from './routing';
 
 const ALL = ['temperature', 'max_tokens', 'stream', 'tools', 'tool_choice', 'response_format', 'reasoning'];
 
-function route(name: string, prompt: string, completion: string, extra: Partial<ProviderRoute> = {}): ProviderRoute {
+function route(
+  name: string,
+  prompt: string,
+  completion: string,
+  extra: Partial<ProviderRoute> = {},
+): ProviderRoute {
   return {
     name,
     wire: 'openai',
@@ -34,7 +39,8 @@ const model: CatalogueModel = {
 /** A short prompt whose provider preferences came from the body. */
 const ORDINARY: RoutingContext = { promptTokens: 10, preferencesParam: 'provider' };
 
-const names = (request: RoutingRequest, context = ORDINARY, of = model) => planRoutes(of, request, context).routes.map((r) => r.name);
+const names = (request: RoutingRequest, context = ORDINARY, of = model) =>
+  planRoutes(of, request, context).routes.map((r) => r.name);
 const fails = (request: RoutingRequest, context = ORDINARY, of = model): DomainError => {
   try {
     planRoutes(of, request, context);
@@ -50,31 +56,68 @@ describe('planRoutes', () => {
     ['only, whatever the case and spacing', { provider: { only: [' beta', 'GAMMA'] } }, ['Beta', 'Gamma']],
     ['ignore', { provider: { ignore: ['Alpha'] } }, ['Beta', 'Gamma']],
     ['only and ignore together', { provider: { only: ['Alpha', 'Beta'], ignore: ['alpha'] } }, ['Beta']],
-    ['order first, the rest in catalogue order', { provider: { order: ['Gamma'] } }, ['Gamma', 'Alpha', 'Beta']],
-    ['order naming several', { provider: { order: ['Gamma', 'Beta', 'Nobody'] } }, ['Gamma', 'Beta', 'Alpha']],
+    [
+      'order first, the rest in catalogue order',
+      { provider: { order: ['Gamma'] } },
+      ['Gamma', 'Alpha', 'Beta'],
+    ],
+    [
+      'order naming several',
+      { provider: { order: ['Gamma', 'Beta', 'Nobody'] } },
+      ['Gamma', 'Beta', 'Alpha'],
+    ],
     ['order within only', { provider: { only: ['Alpha', 'Gamma'], order: ['Gamma'] } }, ['Gamma', 'Alpha']],
     ['max_price on the prompt price', { provider: { max_price: { prompt: '150' } } }, ['Alpha', 'Gamma']],
-    ['max_price on both prices', { provider: { max_price: { prompt: 200, completion: '800' } } }, ['Alpha', 'Beta']],
-    ['tools only where supported', { tools: [{ type: 'function', function: { name: 'f' } }] }, ['Alpha', 'Gamma']],
+    [
+      'max_price on both prices',
+      { provider: { max_price: { prompt: 200, completion: '800' } } },
+      ['Alpha', 'Beta'],
+    ],
+    [
+      'tools only where supported',
+      { tools: [{ type: 'function', function: { name: 'f' } }] },
+      ['Alpha', 'Gamma'],
+    ],
     ['tool_choice only where supported', { tool_choice: 'none' }, ['Alpha', 'Gamma']],
-    ['a json response_format only where supported', { response_format: { type: 'json_object' } }, ['Alpha', 'Gamma']],
+    [
+      'a json response_format only where supported',
+      { response_format: { type: 'json_object' } },
+      ['Alpha', 'Gamma'],
+    ],
     ['a text response_format everywhere', { response_format: { type: 'text' } }, ['Alpha', 'Beta', 'Gamma']],
     ['a reasoning effort only where declared', { reasoning: { effort: 'xhigh' } }, ['Gamma']],
-    ['a provider declaring no efforts takes any', { reasoning: { effort: 'low' } }, ['Alpha', 'Beta', 'Gamma']],
+    [
+      'a provider declaring no efforts takes any',
+      { reasoning: { effort: 'low' } },
+      ['Alpha', 'Beta', 'Gamma'],
+    ],
     ['allow_fallbacks false keeps the first', { provider: { allow_fallbacks: false } }, ['Alpha']],
-    ['allow_fallbacks false after order', { provider: { allow_fallbacks: false, order: ['Beta'] } }, ['Beta']],
+    [
+      'allow_fallbacks false after order',
+      { provider: { allow_fallbacks: false, order: ['Beta'] } },
+      ['Beta'],
+    ],
     ['allow_fallbacks true keeps all', { provider: { allow_fallbacks: true } }, ['Alpha', 'Beta', 'Gamma']],
   ])('%s', (_label, request, expected) => {
     expect(names(request)).toEqual(expected);
   });
 
   it('answers 400 on provider when the preferences leave no provider of the model', () => {
-    expect(fails({ provider: { only: ['Nobody'] } })).toMatchObject({ code: 'invalid_request', param: 'provider', status: 400 });
-    expect(fails({ provider: { ignore: ['Alpha', 'Beta', 'Gamma'] } })).toMatchObject({ code: 'invalid_request', param: 'provider' });
+    expect(fails({ provider: { only: ['Nobody'] } })).toMatchObject({
+      code: 'invalid_request',
+      param: 'provider',
+      status: 400,
+    });
+    expect(fails({ provider: { ignore: ['Alpha', 'Beta', 'Gamma'] } })).toMatchObject({
+      code: 'invalid_request',
+      param: 'provider',
+    });
   });
 
   it('names model instead when the alias named the provider', () => {
-    expect(fails({ provider: { only: ['Nope'] } }, { ...ORDINARY, preferencesParam: 'model' })).toMatchObject({ code: 'invalid_request', param: 'model', status: 400 });
+    expect(fails({ provider: { only: ['Nope'] } }, { ...ORDINARY, preferencesParam: 'model' })).toMatchObject(
+      { code: 'invalid_request', param: 'model', status: 400 },
+    );
   });
 
   it('answers 400 on reasoning.effort when no provider of the model declares the effort', () => {
@@ -84,18 +127,34 @@ describe('planRoutes', () => {
   });
 
   it('answers 503 no_provider_available when capabilities or prices exclude every candidate', () => {
-    expect(fails({ provider: { only: ['Beta'] }, tools: [{ type: 'function', function: { name: 'f' } }] })).toMatchObject({
+    expect(
+      fails({ provider: { only: ['Beta'] }, tools: [{ type: 'function', function: { name: 'f' } }] }),
+    ).toMatchObject({
       code: 'no_provider_available',
       status: 503,
       message: expect.stringContaining('supporting tools'),
     });
-    expect(fails({ provider: { max_price: { prompt: '99.99' } } })).toMatchObject({ code: 'no_provider_available', message: expect.stringContaining('max_price') });
-    expect(fails({ provider: { only: ['Alpha'] }, reasoning: { effort: 'xhigh' } })).toMatchObject({ code: 'no_provider_available' });
+    expect(fails({ provider: { max_price: { prompt: '99.99' } } })).toMatchObject({
+      code: 'no_provider_available',
+      message: expect.stringContaining('max_price'),
+    });
+    expect(fails({ provider: { only: ['Alpha'] }, reasoning: { effort: 'xhigh' } })).toMatchObject({
+      code: 'no_provider_available',
+    });
   });
 
   it('counts a price that does not apply as zero', () => {
-    const free: CatalogueModel = { entry: model.entry, routes: [route('Free', '0', '0', { pricing: { currency: 'RUB', prompt_per_million: {}, completion_per_million: {} } as Pricing })] };
-    expect(names({ provider: { max_price: { prompt: 0, completion: 0 } } }, ORDINARY, free)).toEqual(['Free']);
+    const free: CatalogueModel = {
+      entry: model.entry,
+      routes: [
+        route('Free', '0', '0', {
+          pricing: { currency: 'RUB', prompt_per_million: {}, completion_per_million: {} } as Pricing,
+        }),
+      ],
+    };
+    expect(names({ provider: { max_price: { prompt: 0, completion: 0 } } }, ORDINARY, free)).toEqual([
+      'Free',
+    ]);
   });
 
   describe('the size of the request', () => {
@@ -113,7 +172,12 @@ describe('planRoutes', () => {
       ['a prompt every provider takes', {}, 8_000, ['Small', 'Large', 'Unbounded']],
       ['a prompt above the smaller limit goes to the others', {}, 8_001, ['Large', 'Unbounded']],
       ['max_tokens within every limit', { max_tokens: 1_000 }, 10, ['Small', 'Large', 'Unbounded']],
-      ['max_tokens above the smaller limit goes to the others', { max_tokens: 1_001 }, 10, ['Large', 'Unbounded']],
+      [
+        'max_tokens above the smaller limit goes to the others',
+        { max_tokens: 1_001 },
+        10,
+        ['Large', 'Unbounded'],
+      ],
       ['max_completion_tokens counts like max_tokens', { max_completion_tokens: 4_097 }, 10, ['Unbounded']],
       ['both limits together', { max_tokens: 2_000 }, 9_000, ['Large', 'Unbounded']],
     ])('%s', (_label, request, promptTokens, expected) => {
@@ -133,18 +197,31 @@ describe('planRoutes', () => {
     it('answers 400 on max_tokens when the providers that take the prompt cannot produce that much', () => {
       const crossed: CatalogueModel = {
         entry: model.entry,
-        routes: [route('Long', '150', '600', { maxPromptTokens: 128_000, maxCompletionTokens: 1_000 }), route('Wordy', '150', '600', { maxPromptTokens: 8_000, maxCompletionTokens: 4_096 })],
+        routes: [
+          route('Long', '150', '600', { maxPromptTokens: 128_000, maxCompletionTokens: 1_000 }),
+          route('Wordy', '150', '600', { maxPromptTokens: 8_000, maxCompletionTokens: 4_096 }),
+        ],
       };
-      expect(fails({ max_tokens: 2_000 }, prompt(9_000), crossed)).toMatchObject({ code: 'invalid_request', param: 'max_tokens' });
+      expect(fails({ max_tokens: 2_000 }, prompt(9_000), crossed)).toMatchObject({
+        code: 'invalid_request',
+        param: 'max_tokens',
+      });
     });
 
     it('says how long the prompt is estimated and what the model accepts', () => {
-      expect(fails({}, prompt(200_000)).message).toBe('The prompt is about 200000 tokens, more than demo/x accepts (at most 128000)');
+      expect(fails({}, prompt(200_000)).message).toBe(
+        'The prompt is about 200000 tokens, more than demo/x accepts (at most 128000)',
+      );
     });
 
     it('limits only the candidates the preferences leave', () => {
-      expect(fails({ provider: { only: ['Small'] } }, prompt(9_000), sized)).toMatchObject({ code: 'invalid_request', param: 'messages' });
-      expect(names({ provider: { order: ['Small'], allow_fallbacks: false } }, prompt(9_000), sized)).toEqual(['Large']);
+      expect(fails({ provider: { only: ['Small'] } }, prompt(9_000), sized)).toMatchObject({
+        code: 'invalid_request',
+        param: 'messages',
+      });
+      expect(names({ provider: { order: ['Small'], allow_fallbacks: false } }, prompt(9_000), sized)).toEqual(
+        ['Large'],
+      );
     });
   });
 });

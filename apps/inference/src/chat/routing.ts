@@ -8,7 +8,15 @@ import { clientMaxTokens } from './chat-plan';
 /** The routing-relevant part of a chat request, after the model alias was applied. */
 export type RoutingRequest = Pick<
   ChatCompletionRequestDto,
-  'provider' | 'tools' | 'tool_choice' | 'response_format' | 'reasoning' | 'web_search_options' | 'prompt' | 'max_tokens' | 'max_completion_tokens'
+  | 'provider'
+  | 'tools'
+  | 'tool_choice'
+  | 'response_format'
+  | 'reasoning'
+  | 'web_search_options'
+  | 'prompt'
+  | 'max_tokens'
+  | 'max_completion_tokens'
 >;
 
 /** What routing needs to know beyond the body's fields. */
@@ -44,32 +52,55 @@ const sameName = (a: string, b: string) => a.trim().toLowerCase() === b.trim().t
  * 5. `order` puts the named providers first in that order, the others follow in catalogue order.
  * 6. `allow_fallbacks: false` keeps only the first.
  */
-export function planRoutes(model: CatalogueModel, request: RoutingRequest, context: RoutingContext): RoutePlan {
+export function planRoutes(
+  model: CatalogueModel,
+  request: RoutingRequest,
+  context: RoutingContext,
+): RoutePlan {
   const preferences = request.provider;
   let routes = model.routes;
-  if (preferences?.only) routes = routes.filter((route) => preferences.only?.some((name) => sameName(name, route.name)));
-  if (preferences?.ignore) routes = routes.filter((route) => !preferences.ignore?.some((name) => sameName(name, route.name)));
+  if (preferences?.only)
+    routes = routes.filter((route) => preferences.only?.some((name) => sameName(name, route.name)));
+  if (preferences?.ignore)
+    routes = routes.filter((route) => !preferences.ignore?.some((name) => sameName(name, route.name)));
   if (routes.length === 0) {
     const known = model.routes.map((route) => route.name).join(', ');
-    throw new DomainError('invalid_request', `No provider of ${model.entry.id} matches the provider preferences (its providers: ${known})`, context.preferencesParam);
+    throw new DomainError(
+      'invalid_request',
+      `No provider of ${model.entry.id} matches the provider preferences (its providers: ${known})`,
+      context.preferencesParam,
+    );
   }
 
   const effort = request.reasoning?.effort;
   if (effort !== undefined) {
     if (!model.routes.some((route) => supportsEffort(route, effort))) {
       const declared = [...new Set(model.routes.flatMap((route) => route.reasoningEfforts ?? []))].join(', ');
-      throw new DomainError('invalid_request', `${model.entry.id} does not support reasoning effort ${effort} (supported: ${declared})`, 'reasoning.effort');
+      throw new DomainError(
+        'invalid_request',
+        `${model.entry.id} does not support reasoning effort ${effort} (supported: ${declared})`,
+        'reasoning.effort',
+      );
     }
     routes = routes.filter((route) => supportsEffort(route, effort));
   }
   routes = fittingRoutes(model, routes, request, context.promptTokens);
   const needed = requiredParameters(request);
-  routes = routes.filter((route) => needed.every((parameter) => route.supportedParameters.includes(parameter)));
+  routes = routes.filter((route) =>
+    needed.every((parameter) => route.supportedParameters.includes(parameter)),
+  );
   const ceiling = preferences?.max_price;
   if (ceiling) routes = routes.filter((route) => withinPrice(route.pricing, ceiling));
   if (routes.length === 0) {
-    const reasons = [...(needed.length > 0 ? [`supporting ${needed.join(', ')}`] : []), ...(ceiling ? ['within max_price'] : []), ...(effort ? [`with reasoning effort ${effort}`] : [])];
-    throw new DomainError('no_provider_available', `No provider of ${model.entry.id} is available ${reasons.join(' and ') || 'for this request'}`);
+    const reasons = [
+      ...(needed.length > 0 ? [`supporting ${needed.join(', ')}`] : []),
+      ...(ceiling ? ['within max_price'] : []),
+      ...(effort ? [`with reasoning effort ${effort}`] : []),
+    ];
+    throw new DomainError(
+      'no_provider_available',
+      `No provider of ${model.entry.id} is available ${reasons.join(' and ') || 'for this request'}`,
+    );
   }
 
   if (preferences?.order) {
@@ -83,7 +114,12 @@ export function planRoutes(model: CatalogueModel, request: RoutingRequest, conte
 }
 
 /** The candidates that take a prompt and a completion this long; none is a 400 on the field that is too long. */
-function fittingRoutes(model: CatalogueModel, routes: ProviderRoute[], request: RoutingRequest, promptTokens: number): ProviderRoute[] {
+function fittingRoutes(
+  model: CatalogueModel,
+  routes: ProviderRoute[],
+  request: RoutingRequest,
+  promptTokens: number,
+): ProviderRoute[] {
   // No candidate left already (an effort no preferred provider declares) is the 503 that follows.
   if (routes.length === 0) return routes;
   const within = (limit: number | null, tokens: number) => limit === null || tokens <= limit;
@@ -91,7 +127,11 @@ function fittingRoutes(model: CatalogueModel, routes: ProviderRoute[], request: 
   if (promptFits.length === 0) {
     const most = Math.max(...routes.map((route) => route.maxPromptTokens ?? 0));
     const param = request.prompt !== undefined ? 'prompt' : 'messages';
-    throw new DomainError('invalid_request', `The prompt is about ${promptTokens} tokens, more than ${model.entry.id} accepts (at most ${most})`, param);
+    throw new DomainError(
+      'invalid_request',
+      `The prompt is about ${promptTokens} tokens, more than ${model.entry.id} accepts (at most ${most})`,
+      param,
+    );
   }
   const maxTokens = clientMaxTokens(request);
   if (maxTokens === null) return promptFits;
@@ -99,7 +139,11 @@ function fittingRoutes(model: CatalogueModel, routes: ProviderRoute[], request: 
   if (completionFits.length === 0) {
     const most = Math.max(...promptFits.map((route) => route.maxCompletionTokens ?? 0));
     const param = request.max_completion_tokens !== undefined ? 'max_completion_tokens' : 'max_tokens';
-    throw new DomainError('invalid_request', `A completion of up to ${maxTokens} tokens is more than ${model.entry.id} can produce (at most ${most})`, param);
+    throw new DomainError(
+      'invalid_request',
+      `A completion of up to ${maxTokens} tokens is more than ${model.entry.id} can produce (at most ${most})`,
+      param,
+    );
   }
   return completionFits;
 }
@@ -120,6 +164,10 @@ export function requiredParameters(request: RoutingRequest): string[] {
 
 function withinPrice(pricing: Pricing, ceiling: MaxPriceDto): boolean {
   const fits = (limit: string | number | undefined, price: unknown) =>
-    limit === undefined || new Decimal(typeof price === 'string' ? price : 0).lessThanOrEqualTo(new Decimal(limit));
-  return fits(ceiling.prompt, pricing.prompt_per_million) && fits(ceiling.completion, pricing.completion_per_million);
+    limit === undefined ||
+    new Decimal(typeof price === 'string' ? price : 0).lessThanOrEqualTo(new Decimal(limit));
+  return (
+    fits(ceiling.prompt, pricing.prompt_per_million) &&
+    fits(ceiling.completion, pricing.completion_per_million)
+  );
 }

@@ -3,10 +3,20 @@ import { join } from 'node:path';
 import { loadCatalogue } from '../catalogue/catalogue-loader';
 import type { CatalogueModel } from '../catalogue/catalogue-loader';
 import { ModelCatalogue } from '../catalogue/model-catalogue';
-import { embeddingData, embeddingInputs, embeddingPromptBound, embeddingRoutes, float32Base64, maxEmbeddingCost, routesTakingInputs } from './embedding-plan';
+import {
+  embeddingData,
+  embeddingInputs,
+  embeddingPromptBound,
+  embeddingRoutes,
+  float32Base64,
+  maxEmbeddingCost,
+  routesTakingInputs,
+} from './embedding-plan';
 
 const catalogue = new ModelCatalogue(
-  loadCatalogue(join(__dirname, '../../../../config/catalogue.demo.json'), { MOCK_UPSTREAM_URL: 'http://127.0.0.1:4010' }),
+  loadCatalogue(join(__dirname, '../../../../config/catalogue.demo.json'), {
+    MOCK_UPSTREAM_URL: 'http://127.0.0.1:4010',
+  }),
 );
 const small = catalogue.find('demo/embed-small')!;
 const large = catalogue.find('demo/embed-large')!;
@@ -32,7 +42,11 @@ describe('embeddingRoutes', () => {
     try {
       run();
     } catch (err) {
-      return { code: (err as DomainError).code, param: (err as DomainError).param, message: (err as Error).message };
+      return {
+        code: (err as DomainError).code,
+        param: (err as DomainError).param,
+        message: (err as Error).message,
+      };
     }
     return null;
   };
@@ -46,10 +60,19 @@ describe('embeddingRoutes', () => {
   });
 
   it.each<[string, typeof large, number, RegExp]>([
-    ['dimensions on a model that does not take them', small, 1536, /demo\/embed-small does not support dimensions/],
+    [
+      'dimensions on a model that does not take them',
+      small,
+      1536,
+      /demo\/embed-small does not support dimensions/,
+    ],
     ['dimensions above the maximum', large, 3073, /at most 3072/],
   ])('refuses %s naming dimensions', (_label, model, dimensions, message) => {
-    expect(refusal(() => embeddingRoutes(model, dimensions))).toEqual({ code: 'invalid_request', param: 'dimensions', message: expect.stringMatching(message) });
+    expect(refusal(() => embeddingRoutes(model, dimensions))).toEqual({
+      code: 'invalid_request',
+      param: 'dimensions',
+      message: expect.stringMatching(message),
+    });
   });
 });
 
@@ -60,35 +83,76 @@ describe('routesTakingInputs', () => {
       routesTakingInputs(model, model.routes, input);
       return null;
     } catch (err) {
-      return { code: (err as DomainError).code, param: (err as DomainError).param, message: (err as Error).message };
+      return {
+        code: (err as DomainError).code,
+        param: (err as DomainError).param,
+        message: (err as Error).message,
+      };
     }
   };
 
   it.each<[string, string | string[]]>([
     ['a short text', 'hello'],
     ['8192 tokens exactly (four bytes each)', 'a'.repeat(8192 * 4)],
-    ['many inputs each within the limit, whatever their sum', Array.from({ length: 20 }, () => 'a'.repeat(30_000))],
+    [
+      'many inputs each within the limit, whatever their sum',
+      Array.from({ length: 20 }, () => 'a'.repeat(30_000)),
+    ],
   ])('takes %s', (_label, input) => {
     expect(refusal(input)).toBeNull();
   });
 
   it.each<[string, string | string[], string, RegExp]>([
-    ['one token over the limit', 'a'.repeat(8193 * 4), 'input', /input is about 8193 tokens, more than demo\/embed-small takes in one input \(at most 8192\)/],
+    [
+      'one token over the limit',
+      'a'.repeat(8193 * 4),
+      'input',
+      /input is about 8193 tokens, more than demo\/embed-small takes in one input \(at most 8192\)/,
+    ],
     // The audit's request: 30 000 000 bytes were taken as 7 500 000 tokens and charged.
     ['30 000 000 bytes', 'a'.repeat(30_000_000), 'input', /about 7500000 tokens/],
-    ['9000 one-letter words: at least a token each, as for chat', 'a '.repeat(9000), 'input', /about 9000 tokens/],
-    ['the second of three inputs', ['fine', 'a'.repeat(40_000), 'a'.repeat(50_000)], 'input[1]', /input\[1\] is about 10000 tokens/],
+    [
+      '9000 one-letter words: at least a token each, as for chat',
+      'a '.repeat(9000),
+      'input',
+      /about 9000 tokens/,
+    ],
+    [
+      'the second of three inputs',
+      ['fine', 'a'.repeat(40_000), 'a'.repeat(50_000)],
+      'input[1]',
+      /input\[1\] is about 10000 tokens/,
+    ],
   ])('refuses %s, naming the input', (_label, input, param, message) => {
-    expect(refusal(input)).toEqual({ code: 'invalid_request', param, message: expect.stringMatching(message) });
+    expect(refusal(input)).toEqual({
+      code: 'invalid_request',
+      param,
+      message: expect.stringMatching(message),
+    });
   });
 
   it('drops the providers that cannot take the longest input and keeps those that can', () => {
     const [route] = small.routes;
-    const model = { entry: small.entry, routes: [{ ...route, name: 'Short', maxPromptTokens: 100 }, { ...route, name: 'Unbounded', maxPromptTokens: null }, { ...route, name: 'Long', maxPromptTokens: 1000 }] };
-    expect(routesTakingInputs(model, model.routes, ['a'.repeat(800)]).map((r) => r.name)).toEqual(['Unbounded', 'Long']);
-    expect(routesTakingInputs(model, model.routes, ['a'.repeat(8000)]).map((r) => r.name)).toEqual(['Unbounded']);
+    const model = {
+      entry: small.entry,
+      routes: [
+        { ...route, name: 'Short', maxPromptTokens: 100 },
+        { ...route, name: 'Unbounded', maxPromptTokens: null },
+        { ...route, name: 'Long', maxPromptTokens: 1000 },
+      ],
+    };
+    expect(routesTakingInputs(model, model.routes, ['a'.repeat(800)]).map((r) => r.name)).toEqual([
+      'Unbounded',
+      'Long',
+    ]);
+    expect(routesTakingInputs(model, model.routes, ['a'.repeat(8000)]).map((r) => r.name)).toEqual([
+      'Unbounded',
+    ]);
     const bounded = { ...model, routes: model.routes.filter((r) => r.maxPromptTokens !== null) };
-    expect(refusal(['x', 'a'.repeat(8000)], bounded)).toMatchObject({ param: 'input[1]', message: expect.stringContaining('at most 1000') });
+    expect(refusal(['x', 'a'.repeat(8000)], bounded)).toMatchObject({
+      param: 'input[1]',
+      message: expect.stringContaining('at most 1000'),
+    });
   });
 });
 
@@ -102,7 +166,9 @@ describe('maxEmbeddingCost', () => {
 describe('float32Base64', () => {
   it('encodes little-endian float32 bytes as OpenAI does', () => {
     // 1.0f = 00 00 80 3f, -2.0f = 00 00 00 c0, 0.5f = 00 00 00 3f
-    expect(float32Base64([1, -2, 0.5])).toBe(Buffer.from([0, 0, 0x80, 0x3f, 0, 0, 0, 0xc0, 0, 0, 0, 0x3f]).toString('base64'));
+    expect(float32Base64([1, -2, 0.5])).toBe(
+      Buffer.from([0, 0, 0x80, 0x3f, 0, 0, 0, 0xc0, 0, 0, 0, 0x3f]).toString('base64'),
+    );
   });
 
   it('decodes back through a Float32Array', () => {
@@ -116,6 +182,8 @@ describe('float32Base64', () => {
       { object: 'embedding', embedding: [1], index: 0 },
       { object: 'embedding', embedding: [2], index: 1 },
     ]);
-    expect(embeddingData([[1]], 'base64')).toEqual([{ object: 'embedding', embedding: 'AACAPw==', index: 0 }]);
+    expect(embeddingData([[1]], 'base64')).toEqual([
+      { object: 'embedding', embedding: 'AACAPw==', index: 0 },
+    ]);
   });
 });

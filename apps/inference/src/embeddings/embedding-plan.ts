@@ -42,9 +42,19 @@ export function embeddingPromptBound(inputs: string[]): number {
 export function embeddingRoutes(model: CatalogueModel, dimensions: number | undefined): ProviderRoute[] {
   if (dimensions === undefined) return model.routes;
   const routes = model.routes.filter((route) => route.supportedParameters.includes('dimensions'));
-  if (routes.length === 0) throw new DomainError('invalid_request', `The model ${model.entry.id} does not support dimensions`, 'dimensions');
+  if (routes.length === 0)
+    throw new DomainError(
+      'invalid_request',
+      `The model ${model.entry.id} does not support dimensions`,
+      'dimensions',
+    );
   const max = model.entry.parameters['dimensions']?.max ?? 0;
-  if (dimensions > max) throw new DomainError('invalid_request', `dimensions must be at most ${max} for the model ${model.entry.id}`, 'dimensions');
+  if (dimensions > max)
+    throw new DomainError(
+      'invalid_request',
+      `dimensions must be at most ${max} for the model ${model.entry.id}`,
+      'dimensions',
+    );
   return routes;
 }
 
@@ -55,15 +65,25 @@ export function embeddingRoutes(model: CatalogueModel, dimensions: number | unde
  * is dropped; none left is a 400 on the first input the most generous provider cannot take
  * (`input`, or `input[i]` in a list), before anything is reserved.
  */
-export function routesTakingInputs(model: CatalogueModel, routes: ProviderRoute[], input: string | string[]): ProviderRoute[] {
+export function routesTakingInputs(
+  model: CatalogueModel,
+  routes: ProviderRoute[],
+  input: string | string[],
+): ProviderRoute[] {
   const tokens = embeddingInputs(input).map((text) => estimatedTokens(text));
   const longest = Math.max(...tokens);
-  const fitting = routes.filter((route) => route.maxPromptTokens === null || longest <= route.maxPromptTokens);
+  const fitting = routes.filter(
+    (route) => route.maxPromptTokens === null || longest <= route.maxPromptTokens,
+  );
   if (fitting.length > 0) return fitting;
   const most = Math.max(...routes.map((route) => route.maxPromptTokens ?? 0));
   const index = tokens.findIndex((count) => count > most);
   const param = typeof input === 'string' ? 'input' : `input[${index}]`;
-  throw new DomainError('invalid_request', `${param} is about ${tokens[index]} tokens, more than ${model.entry.id} takes in one input (at most ${most})`, param);
+  throw new DomainError(
+    'invalid_request',
+    `${param} is about ${tokens[index]} tokens, more than ${model.entry.id} takes in one input (at most ${most})`,
+    param,
+  );
 }
 
 /** The most the request can cost at the dearest of its providers, so a fallback never costs more than was held. */
@@ -79,7 +99,11 @@ export function float32Base64(vector: number[]): string {
 }
 
 export function embeddingData(vectors: number[][], format: EmbeddingEncodingFormat): EmbeddingList['data'] {
-  return vectors.map((vector, index) => ({ object: 'embedding', embedding: format === 'base64' ? float32Base64(vector) : vector, index }));
+  return vectors.map((vector, index) => ({
+    object: 'embedding',
+    embedding: format === 'base64' ? float32Base64(vector) : vector,
+    index,
+  }));
 }
 
 /** The generation as billing and history see it. */

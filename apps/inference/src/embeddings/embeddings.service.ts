@@ -21,7 +21,6 @@ import {
 } from './embedding-plan';
 import { OpenAiEmbeddingsAdapter } from './openai-embeddings.adapter';
 
-
 /**
  * One embedding request: resolve the model (the alias notation does not apply, so `@` is part of
  * an unknown id), keep the providers that take `dimensions` and every input's length, reserve the
@@ -77,7 +76,14 @@ export class EmbeddingsService {
         const promptTokens = result.promptTokens ?? generation.promptBound;
         const cost = roundCost(Decimal.min(embeddingCost(route.pricing, promptTokens), generation.reserved));
         const usage = { prompt_tokens: promptTokens, completion_tokens: 0, total_tokens: promptTokens };
-        await this.finish(generation, { status: 'completed', provider: route.name, finishReason: 'stop', usage, cost, error: null });
+        await this.finish(generation, {
+          status: 'completed',
+          provider: route.name,
+          finishReason: 'stop',
+          usage,
+          cost,
+          error: null,
+        });
         const rub = costNumber(cost);
         return {
           id: generation.id,
@@ -93,7 +99,14 @@ export class EmbeddingsService {
       }
     }
     const error = upstreamDomainError(failure);
-    await this.finish(generation, { status: 'failed', provider: generation.attempts.at(-1)?.provider ?? null, finishReason: null, usage: null, cost: new Decimal(0), error: { code: error.code, message: error.message } });
+    await this.finish(generation, {
+      status: 'failed',
+      provider: generation.attempts.at(-1)?.provider ?? null,
+      finishReason: null,
+      usage: null,
+      cost: new Decimal(0),
+      error: { code: error.code, message: error.message },
+    });
     throw error;
   }
 

@@ -29,28 +29,54 @@ export class OpenAiEmbeddingsAdapter {
 
   async embed(call: UpstreamEmbeddingCall): Promise<UpstreamEmbeddings> {
     const headers = { authorization: `Bearer ${call.apiKey ?? ''}`.trim() };
-    const response = await this.http.post(`${call.baseUrl}/embeddings`, headers, { ...call.request, encoding_format: 'float' }, call.signal);
+    const response = await this.http.post(
+      `${call.baseUrl}/embeddings`,
+      headers,
+      { ...call.request, encoding_format: 'float' },
+      call.signal,
+    );
     const body = await this.http.json<OpenAiEmbeddingResponse>(response);
-    return { vectors: vectorsInOrder(body, call.request.input.length, call.request.dimensions), promptTokens: promptTokens(body) };
+    return {
+      vectors: vectorsInOrder(body, call.request.input.length, call.request.dimensions),
+      promptTokens: promptTokens(body),
+    };
   }
 }
 
 /** One vector per input, placed by its `index`; anything else is a protocol failure rather than a wrong answer. */
-function vectorsInOrder(body: OpenAiEmbeddingResponse, inputs: number, dimensions: number | undefined): number[][] {
+function vectorsInOrder(
+  body: OpenAiEmbeddingResponse,
+  inputs: number,
+  dimensions: number | undefined,
+): number[][] {
   const data = Array.isArray(body.data) ? body.data : [];
-  if (data.length !== inputs) throw new UpstreamFailure('protocol', `Upstream answered ${data.length} embeddings for ${inputs} inputs`);
+  if (data.length !== inputs)
+    throw new UpstreamFailure('protocol', `Upstream answered ${data.length} embeddings for ${inputs} inputs`);
   const vectors: number[][] = new Array(inputs);
   for (const item of data) {
     const index = item.index;
     const vector = item.embedding;
-    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= inputs || vectors[index] !== undefined) {
+    if (
+      typeof index !== 'number' ||
+      !Number.isInteger(index) ||
+      index < 0 ||
+      index >= inputs ||
+      vectors[index] !== undefined
+    ) {
       throw new UpstreamFailure('protocol', 'Upstream answered embeddings with bad indexes');
     }
-    if (!Array.isArray(vector) || vector.length === 0 || !vector.every((v) => typeof v === 'number' && Number.isFinite(v))) {
+    if (
+      !Array.isArray(vector) ||
+      vector.length === 0 ||
+      !vector.every((v) => typeof v === 'number' && Number.isFinite(v))
+    ) {
       throw new UpstreamFailure('protocol', 'Upstream answered an embedding that is not a list of numbers');
     }
     if (dimensions !== undefined && vector.length !== dimensions) {
-      throw new UpstreamFailure('protocol', `Upstream answered ${vector.length} dimensions instead of ${dimensions}`);
+      throw new UpstreamFailure(
+        'protocol',
+        `Upstream answered ${vector.length} dimensions instead of ${dimensions}`,
+      );
     }
     vectors[index] = vector as number[];
   }

@@ -6,7 +6,11 @@ import { TEXT_CHUNKS } from './format-fixtures';
 import { messagesStreamTranslator } from './messages-translation';
 
 function collect(chunks: Subject<ChatStreamItem>) {
-  const seen: { events: NamedServerSentEvent[]; error: unknown; completed: boolean } = { events: [], error: null, completed: false };
+  const seen: { events: NamedServerSentEvent[]; error: unknown; completed: boolean } = {
+    events: [],
+    error: null,
+    completed: false,
+  };
   const subscription = translateStream(chunks, messagesStreamTranslator()).subscribe({
     next: (event) => seen.events.push(event),
     error: (err: unknown) => (seen.error = err),
@@ -31,7 +35,10 @@ describe('translateStream', () => {
     chunks.error(new DomainError('upstream_error', 'The upstream provider broke off the answer'));
     expect(seen.error).toBeNull();
     expect(seen.completed).toBe(true);
-    expect(seen.events.at(-1)?.data).toEqual({ type: 'error', error: { type: 'api_error', message: 'The upstream provider broke off the answer' } });
+    expect(seen.events.at(-1)?.data).toEqual({
+      type: 'error',
+      error: { type: 'api_error', message: 'The upstream provider broke off the answer' },
+    });
   });
 
   it('hides an unexpected failure behind internal_error', () => {
@@ -39,7 +46,10 @@ describe('translateStream', () => {
     const { seen } = collect(chunks);
     chunks.next({ chunk: TEXT_CHUNKS[0], promptTokens: 6 });
     chunks.error(new Error('secret detail'));
-    expect(seen.events.at(-1)?.data).toEqual({ type: 'error', error: { type: 'api_error', message: 'The stream failed' } });
+    expect(seen.events.at(-1)?.data).toEqual({
+      type: 'error',
+      error: { type: 'api_error', message: 'The stream failed' },
+    });
   });
 
   it('unsubscribes from the chunks when the client goes away, which cancels the upstream call', () => {

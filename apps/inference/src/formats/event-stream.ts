@@ -5,7 +5,9 @@ import type { ChatStreamItem } from '../chat/chat-generation';
 export type StreamFailure = Pick<RpcErrorPayload, 'code' | 'message'> & { param: string | null };
 
 /** A chunk with the prompt's tokens as known when it was sent (see ChatStreamItem), or the failure that ended the stream. */
-export type StreamInput = { kind: 'chunk'; chunk: ChatCompletionChunk; promptTokens: number } | { kind: 'error'; error: StreamFailure };
+export type StreamInput =
+  | { kind: 'chunk'; chunk: ChatCompletionChunk; promptTokens: number }
+  | { kind: 'error'; error: StreamFailure };
 
 export interface StreamStep<S> {
   state: S;
@@ -33,7 +35,10 @@ export function failureOf(err: unknown): StreamFailure {
  * gateway answers it with its HTTP status); after it, the format's error event ends the stream.
  * Unsubscribing unsubscribes from the chunks, which cancels the upstream call.
  */
-export function translateStream<S>(chunks: Observable<ChatStreamItem>, translator: StreamTranslator<S>): Observable<NamedServerSentEvent> {
+export function translateStream<S>(
+  chunks: Observable<ChatStreamItem>,
+  translator: StreamTranslator<S>,
+): Observable<NamedServerSentEvent> {
   return new Observable<NamedServerSentEvent>((subscriber) => {
     let state = translator.initial;
     const apply = (input: StreamInput) => {

@@ -1,12 +1,24 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { catchError, defer, Observable, throwError } from 'rxjs';
-import { DomainError, FormatRequest, FormatsContracts, MessagesResponse, NamedServerSentEvent, ResponsesResponse } from '@gw/contracts';
+import {
+  DomainError,
+  FormatRequest,
+  FormatsContracts,
+  MessagesResponse,
+  NamedServerSentEvent,
+  ResponsesResponse,
+} from '@gw/contracts';
 import { ChatCompletionRequestDto, MessagesRpcMessageDto, ResponsesRpcMessageDto } from '@gw/dto';
 import { ChatCompletionService } from '../chat/chat-completion.service';
 import { translateStream } from './event-stream';
 import { messageFromCompletion, messagesStreamTranslator, messagesToChatBody } from './messages-translation';
-import { responseFromCompletion, responsesParam, responsesStreamTranslator, responsesToChatBody } from './responses-translation';
+import {
+  responseFromCompletion,
+  responsesParam,
+  responsesStreamTranslator,
+  responsesToChatBody,
+} from './responses-translation';
 
 /**
  * The OpenAI Responses and Anthropic Messages APIs: each request is translated into a chat body,
@@ -21,7 +33,9 @@ export class FormatsHandler {
   @MessagePattern(FormatsContracts.responses.subject)
   async responses(@Payload() message: ResponsesRpcMessageDto): Promise<ResponsesResponse> {
     try {
-      const completion = await this.chat.complete(this.chatRequest(message, responsesToChatBody(message.body, false), 'responses'));
+      const completion = await this.chat.complete(
+        this.chatRequest(message, responsesToChatBody(message.body, false), 'responses'),
+      );
       return responseFromCompletion(completion, message.body);
     } catch (err) {
       throw inResponsesTerms(err);
@@ -31,24 +45,42 @@ export class FormatsHandler {
   @MessagePattern(FormatsContracts.responsesStream.subject)
   responsesStream(@Payload() message: ResponsesRpcMessageDto): Observable<NamedServerSentEvent> {
     return defer(() => {
-      const items = this.chat.stream(this.chatRequest(message, responsesToChatBody(message.body, true), 'responses'));
+      const items = this.chat.stream(
+        this.chatRequest(message, responsesToChatBody(message.body, true), 'responses'),
+      );
       return translateStream(items, responsesStreamTranslator(message.body));
     }).pipe(catchError((err: unknown) => throwError(() => inResponsesTerms(err))));
   }
 
   @MessagePattern(FormatsContracts.messages.subject)
   async messages(@Payload() message: MessagesRpcMessageDto): Promise<MessagesResponse> {
-    const completion = await this.chat.complete(this.chatRequest(message, messagesToChatBody(message.body, false), 'messages'));
+    const completion = await this.chat.complete(
+      this.chatRequest(message, messagesToChatBody(message.body, false), 'messages'),
+    );
     return messageFromCompletion(completion);
   }
 
   @MessagePattern(FormatsContracts.messagesStream.subject)
   messagesStream(@Payload() message: MessagesRpcMessageDto): Observable<NamedServerSentEvent> {
-    return defer(() => translateStream(this.chat.stream(this.chatRequest(message, messagesToChatBody(message.body, true), 'messages')), messagesStreamTranslator()));
+    return defer(() =>
+      translateStream(
+        this.chat.stream(this.chatRequest(message, messagesToChatBody(message.body, true), 'messages')),
+        messagesStreamTranslator(),
+      ),
+    );
   }
 
-  private chatRequest(message: FormatRequest, body: ChatCompletionRequestDto, apiType: 'responses' | 'messages') {
-    return { principal: message.principal, body, apiType, ...(message.generationId ? { generationId: message.generationId } : {}) };
+  private chatRequest(
+    message: FormatRequest,
+    body: ChatCompletionRequestDto,
+    apiType: 'responses' | 'messages',
+  ) {
+    return {
+      principal: message.principal,
+      body,
+      apiType,
+      ...(message.generationId ? { generationId: message.generationId } : {}),
+    };
   }
 }
 

@@ -30,7 +30,10 @@ export function typedAt(value: unknown, param: string): Record<string, unknown> 
 }
 
 /** A string, or an array of typed blocks: the content of a message in both APIs. */
-export function contentAt(value: unknown, param: string): string | Array<Record<string, unknown> & { type: string }> {
+export function contentAt(
+  value: unknown,
+  param: string,
+): string | Array<Record<string, unknown> & { type: string }> {
   if (typeof value === 'string') return value;
   return listAt(value, param).map((block, i) => typedAt(block, `${param}[${i}]`));
 }

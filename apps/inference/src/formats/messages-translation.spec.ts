@@ -1,20 +1,57 @@
 import type { MessagesResponse, NamedServerSentEvent } from '@gw/contracts';
 import type { MessagesRequestDto } from '@gw/dto';
-import { chunk, completion, GENERATION_ID, TEXT_CHUNKS, TEXT_THEN_TOOL_CHUNKS, TOOL_CHUNKS } from './format-fixtures';
+import {
+  chunk,
+  completion,
+  GENERATION_ID,
+  TEXT_CHUNKS,
+  TEXT_THEN_TOOL_CHUNKS,
+  TOOL_CHUNKS,
+} from './format-fixtures';
 import type { StreamInput } from './event-stream';
-import { messageFromCompletion, messagesStreamTranslator, messagesToChatBody, stopReason, toolInput } from './messages-translation';
+import {
+  messageFromCompletion,
+  messagesStreamTranslator,
+  messagesToChatBody,
+  stopReason,
+  toolInput,
+} from './messages-translation';
 
 const body = (fields: Partial<MessagesRequestDto> = {}): MessagesRequestDto =>
-  ({ model: 'demo/chat', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }], ...fields }) as MessagesRequestDto;
+  ({
+    model: 'demo/chat',
+    max_tokens: 64,
+    messages: [{ role: 'user', content: 'hi' }],
+    ...fields,
+  }) as MessagesRequestDto;
 
 describe('messagesToChatBody', () => {
   it.each<[string, Partial<MessagesRequestDto>, Record<string, unknown>]>([
     ['a string message and max_tokens', {}, { max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] }],
-    ['a string system prompt', { system: 'be brief' }, { messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'hi' }] }],
+    [
+      'a string system prompt',
+      { system: 'be brief' },
+      {
+        messages: [
+          { role: 'system', content: 'be brief' },
+          { role: 'user', content: 'hi' },
+        ],
+      },
+    ],
     [
       'system text blocks joined',
-      { system: [{ type: 'text', text: 'one' }, { type: 'text', text: 'two' }] },
-      { messages: [{ role: 'system', content: 'one\n\ntwo' }, { role: 'user', content: 'hi' }] },
+      {
+        system: [
+          { type: 'text', text: 'one' },
+          { type: 'text', text: 'two' },
+        ],
+      },
+      {
+        messages: [
+          { role: 'system', content: 'one\n\ntwo' },
+          { role: 'user', content: 'hi' },
+        ],
+      },
     ],
     [
       'text and images (base64 and url) as chat parts',
@@ -48,7 +85,13 @@ describe('messagesToChatBody', () => {
       {
         messages: [
           { role: 'user', content: 'weather?' },
-          { role: 'assistant', content: [{ type: 'text', text: 'checking' }, { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Moscow' } }] },
+          {
+            role: 'assistant',
+            content: [
+              { type: 'text', text: 'checking' },
+              { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Moscow' } },
+            ],
+          },
           {
             role: 'user',
             content: [
@@ -61,7 +104,17 @@ describe('messagesToChatBody', () => {
       {
         messages: [
           { role: 'user', content: 'weather?' },
-          { role: 'assistant', content: 'checking', tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Moscow"}' } }] },
+          {
+            role: 'assistant',
+            content: 'checking',
+            tool_calls: [
+              {
+                id: 'toolu_1',
+                type: 'function',
+                function: { name: 'get_weather', arguments: '{"city":"Moscow"}' },
+              },
+            ],
+          },
           { role: 'tool', tool_call_id: 'toolu_1', content: 'sunny' },
           { role: 'user', content: [{ type: 'text', text: 'and tomorrow?' }] },
         ],
@@ -71,13 +124,23 @@ describe('messagesToChatBody', () => {
       'an errored tool result, and an assistant turn of only a call',
       {
         messages: [
-          { role: 'assistant', content: [{ type: 'thinking' }, { type: 'tool_use', id: 't', name: 'f', input: {} }] },
-          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'boom', is_error: true }] },
+          {
+            role: 'assistant',
+            content: [{ type: 'thinking' }, { type: 'tool_use', id: 't', name: 'f', input: {} }],
+          },
+          {
+            role: 'user',
+            content: [{ type: 'tool_result', tool_use_id: 't', content: 'boom', is_error: true }],
+          },
         ],
       },
       {
         messages: [
-          { role: 'assistant', content: null, tool_calls: [{ id: 't', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: 't', type: 'function', function: { name: 'f', arguments: '{}' } }],
+          },
           { role: 'tool', tool_call_id: 't', content: 'Error: boom' },
         ],
       },
@@ -85,13 +148,25 @@ describe('messagesToChatBody', () => {
     [
       'tools with input_schema as function parameters',
       { tools: [{ name: 'f', description: 'd', input_schema: { type: 'object' } }] },
-      { tools: [{ type: 'function', function: { name: 'f', description: 'd', parameters: { type: 'object' } } }] },
+      {
+        tools: [
+          { type: 'function', function: { name: 'f', description: 'd', parameters: { type: 'object' } } },
+        ],
+      },
     ],
     ['tool_choice any as required', { tool_choice: { type: 'any' } }, { tool_choice: 'required' }],
     ['tool_choice auto', { tool_choice: { type: 'auto' } }, { tool_choice: 'auto' }],
     ['tool_choice none', { tool_choice: { type: 'none' } }, { tool_choice: 'none' }],
-    ['tool_choice tool as a named function', { tool_choice: { type: 'tool', name: 'f' } }, { tool_choice: { type: 'function', function: { name: 'f' } } }],
-    ['thinking enabled as reasoning with a budget', { thinking: { type: 'enabled', budget_tokens: 2048 } }, { reasoning: { enabled: true, max_tokens: 2048 } }],
+    [
+      'tool_choice tool as a named function',
+      { tool_choice: { type: 'tool', name: 'f' } },
+      { tool_choice: { type: 'function', function: { name: 'f' } } },
+    ],
+    [
+      'thinking enabled as reasoning with a budget',
+      { thinking: { type: 'enabled', budget_tokens: 2048 } },
+      { reasoning: { enabled: true, max_tokens: 2048 } },
+    ],
     ['thinking disabled', { thinking: { type: 'disabled' } }, { reasoning: { enabled: false } }],
     [
       'sampling, metadata.user_id as user, provider routing',
@@ -99,7 +174,11 @@ describe('messagesToChatBody', () => {
       { temperature: 0.2, top_p: 0.8, user: 'u-1', provider: { only: ['Mock Alpha'] } },
     ],
   ])('maps %s', (_name, fields, expected) => {
-    expect(messagesToChatBody(body(fields), false)).toMatchObject({ model: 'demo/chat', stream: false, ...expected });
+    expect(messagesToChatBody(body(fields), false)).toMatchObject({
+      model: 'demo/chat',
+      stream: false,
+      ...expected,
+    });
   });
 
   it('passes stop_sequences on as the chat stop, and top_k not at all', () => {
@@ -115,17 +194,45 @@ describe('messagesToChatBody', () => {
     ['a message without content', [{ role: 'assistant' }], 'messages[0].content'],
     ['a message with an unknown role', [{ role: 'system', content: 'x' }], 'messages[0].role'],
     ['a block that is null', [{ role: 'user', content: [null] }], 'messages[0].content[0]'],
-    ['a block without a type', [{ role: 'assistant', content: [{ text: 'x' }] }], 'messages[0].content[0].type'],
-    ['a text block without text', [{ role: 'assistant', content: [{ type: 'text' }] }], 'messages[0].content[0].text'],
-    ['an image without a source', [{ role: 'user', content: [{ type: 'image' }] }], 'messages[0].content[0].source'],
-    ['an image source without data', [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png' } }] }], 'messages[0].content[0].source.data'],
-    ['a tool_use without input', [{ role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'f' }] }], 'messages[0].content[0].input'],
-    ['a tool_result without its id', [{ role: 'user', content: [{ type: 'tool_result', content: 'x' }] }], 'messages[0].content[0].tool_use_id'],
-    ['a tool_result with a null part', [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: [null] }] }], 'messages[0].content[0].content[0]'],
+    [
+      'a block without a type',
+      [{ role: 'assistant', content: [{ text: 'x' }] }],
+      'messages[0].content[0].type',
+    ],
+    [
+      'a text block without text',
+      [{ role: 'assistant', content: [{ type: 'text' }] }],
+      'messages[0].content[0].text',
+    ],
+    [
+      'an image without a source',
+      [{ role: 'user', content: [{ type: 'image' }] }],
+      'messages[0].content[0].source',
+    ],
+    [
+      'an image source without data',
+      [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png' } }] }],
+      'messages[0].content[0].source.data',
+    ],
+    [
+      'a tool_use without input',
+      [{ role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'f' }] }],
+      'messages[0].content[0].input',
+    ],
+    [
+      'a tool_result without its id',
+      [{ role: 'user', content: [{ type: 'tool_result', content: 'x' }] }],
+      'messages[0].content[0].tool_use_id',
+    ],
+    [
+      'a tool_result with a null part',
+      [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: [null] }] }],
+      'messages[0].content[0].content[0]',
+    ],
   ])('refuses %s with a 400 naming it', (_label, messages, param) => {
-    expect(() => messagesToChatBody(body({ messages: messages as MessagesRequestDto['messages'] }), false)).toThrow(
-      expect.objectContaining({ name: 'DomainError', code: 'invalid_request', param }),
-    );
+    expect(() =>
+      messagesToChatBody(body({ messages: messages as MessagesRequestDto['messages'] }), false),
+    ).toThrow(expect.objectContaining({ name: 'DomainError', code: 'invalid_request', param }));
   });
 
   it.each<[string, Partial<Record<keyof MessagesRequestDto, unknown>>, string]>([
@@ -137,20 +244,41 @@ describe('messagesToChatBody', () => {
     ['a named tool_choice without a name', { tool_choice: { type: 'tool' } }, 'tool_choice.name'],
     ['stop_sequences that are not strings', { stop_sequences: [1] }, 'stop_sequences[0]'],
   ])('refuses %s with a 400 naming it', (_label, fields, param) => {
-    expect(() => messagesToChatBody(body(fields as Partial<MessagesRequestDto>), false)).toThrow(expect.objectContaining({ code: 'invalid_request', param }));
+    expect(() => messagesToChatBody(body(fields as Partial<MessagesRequestDto>), false)).toThrow(
+      expect.objectContaining({ code: 'invalid_request', param }),
+    );
   });
 });
 
 describe('messageFromCompletion', () => {
   it.each<[string, Parameters<typeof completion>, Partial<MessagesResponse>]>([
-    ['text', [{ role: 'assistant', content: 'hello' }], { content: [{ type: 'text', text: 'hello' }], stop_reason: 'end_turn' }],
+    [
+      'text',
+      [{ role: 'assistant', content: 'hello' }],
+      { content: [{ type: 'text', text: 'hello' }], stop_reason: 'end_turn' },
+    ],
     [
       'tool calls as tool_use blocks with parsed input',
-      [{ role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }] }, 'tool_calls'],
+      [
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }],
+        },
+        'tool_calls',
+      ],
       { content: [{ type: 'tool_use', id: 'call_1', name: 'f', input: { a: 1 } }], stop_reason: 'tool_use' },
     ],
-    ['length as max_tokens', [{ role: 'assistant', content: 'one' }, 'length'], { stop_reason: 'max_tokens' }],
-    ['a filtered answer as refusal with no content', [{ role: 'assistant', content: '' }, 'content_filter'], { content: [], stop_reason: 'refusal' }],
+    [
+      'length as max_tokens',
+      [{ role: 'assistant', content: 'one' }, 'length'],
+      { stop_reason: 'max_tokens' },
+    ],
+    [
+      'a filtered answer as refusal with no content',
+      [{ role: 'assistant', content: '' }, 'content_filter'],
+      { content: [], stop_reason: 'refusal' },
+    ],
   ])('maps %s', (_name, args, expected) => {
     expect(messageFromCompletion(completion(...args))).toMatchObject(expected);
   });
@@ -164,7 +292,14 @@ describe('messageFromCompletion', () => {
       content: [{ type: 'text', text: 'x' }],
       stop_reason: 'end_turn',
       stop_sequence: null,
-      usage: { input_tokens: 6, output_tokens: 2, cache_creation_input_tokens: null, cache_read_input_tokens: null, cost_rub: 0.0021, cost: 0.0021 },
+      usage: {
+        input_tokens: 6,
+        output_tokens: 2,
+        cache_creation_input_tokens: null,
+        cache_read_input_tokens: null,
+        cost_rub: 0.0021,
+        cost: 0.0021,
+      },
       provider: 'Mock Alpha',
     });
   });
@@ -202,19 +337,36 @@ function run(inputs: StreamInput[]): NamedServerSentEvent[] {
 }
 /** The prompt's count while streaming (an estimate here), which the final usage then replaces. */
 const PROMPT_TOKENS_SO_FAR = 5;
-const chunks = (list: typeof TEXT_CHUNKS) => list.map((c): StreamInput => ({ kind: 'chunk', chunk: c, promptTokens: PROMPT_TOKENS_SO_FAR }));
+const chunks = (list: typeof TEXT_CHUNKS) =>
+  list.map((c): StreamInput => ({ kind: 'chunk', chunk: c, promptTokens: PROMPT_TOKENS_SO_FAR }));
 
 describe('messagesStreamTranslator', () => {
   it.each<[string, typeof TEXT_CHUNKS, string[]]>([
     [
       'text',
       TEXT_CHUNKS,
-      ['message_start', 'content_block_start', 'content_block_delta', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop'],
+      [
+        'message_start',
+        'content_block_start',
+        'content_block_delta',
+        'content_block_delta',
+        'content_block_stop',
+        'message_delta',
+        'message_stop',
+      ],
     ],
     [
       'a tool call',
       TOOL_CHUNKS,
-      ['message_start', 'content_block_start', 'content_block_delta', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop'],
+      [
+        'message_start',
+        'content_block_start',
+        'content_block_delta',
+        'content_block_delta',
+        'content_block_stop',
+        'message_delta',
+        'message_stop',
+      ],
     ],
     [
       'text, then a tool call',
@@ -231,7 +383,11 @@ describe('messagesStreamTranslator', () => {
         'message_stop',
       ],
     ],
-    ['an empty filtered answer', [chunk({ role: 'assistant', content: '' }, 'content_filter')], ['message_start', 'message_delta', 'message_stop']],
+    [
+      'an empty filtered answer',
+      [chunk({ role: 'assistant', content: '' }, 'content_filter')],
+      ['message_start', 'message_delta', 'message_stop'],
+    ],
   ])('emits the native events for %s, each naming its type', (_name, list, names) => {
     const events = run(chunks(list));
     expect(events.map((e) => e.event)).toEqual(names);
@@ -249,19 +405,42 @@ describe('messagesStreamTranslator', () => {
       stop_reason: null,
       usage: { input_tokens: PROMPT_TOKENS_SO_FAR, output_tokens: 0 },
     });
-    expect(events[1].data).toEqual({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
-    expect(events[2].data).toEqual({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'hello' } });
+    expect(events[1].data).toEqual({
+      type: 'content_block_start',
+      index: 0,
+      content_block: { type: 'text', text: '' },
+    });
+    expect(events[2].data).toEqual({
+      type: 'content_block_delta',
+      index: 0,
+      delta: { type: 'text_delta', text: 'hello' },
+    });
     expect(events[5].data).toEqual({
       type: 'message_delta',
       delta: { stop_reason: 'end_turn', stop_sequence: null },
-      usage: { input_tokens: 6, output_tokens: 2, cache_creation_input_tokens: null, cache_read_input_tokens: null, cost_rub: 0.0021, cost: 0.0021 },
+      usage: {
+        input_tokens: 6,
+        output_tokens: 2,
+        cache_creation_input_tokens: null,
+        cache_read_input_tokens: null,
+        cost_rub: 0.0021,
+        cost: 0.0021,
+      },
     });
   });
 
   it('streams tool input as input_json_delta on its own block', () => {
     const events = run(chunks(TEXT_THEN_TOOL_CHUNKS));
-    expect(events[4].data).toEqual({ type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'call_2', name: 'lookup', input: {} } });
-    expect(events[5].data).toEqual({ type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '{}' } });
+    expect(events[4].data).toEqual({
+      type: 'content_block_start',
+      index: 1,
+      content_block: { type: 'tool_use', id: 'call_2', name: 'lookup', input: {} },
+    });
+    expect(events[5].data).toEqual({
+      type: 'content_block_delta',
+      index: 1,
+      delta: { type: 'input_json_delta', partial_json: '{}' },
+    });
     expect(events[7].data).toMatchObject({ delta: { stop_reason: 'tool_use' } });
   });
 
@@ -271,8 +450,17 @@ describe('messagesStreamTranslator', () => {
     ['upstream_timeout', 'api_error'],
     ['rate_limited', 'rate_limit_error'],
   ] as const)('turns %s after the start into an error event of type %s', (code, type) => {
-    const events = run([...chunks(TEXT_CHUNKS.slice(0, 1)), { kind: 'error', error: { code, message: 'broke off', param: null } }, ...chunks(TEXT_CHUNKS.slice(1))]);
-    expect(events.map((e) => e.event)).toEqual(['message_start', 'content_block_start', 'content_block_delta', 'error']);
+    const events = run([
+      ...chunks(TEXT_CHUNKS.slice(0, 1)),
+      { kind: 'error', error: { code, message: 'broke off', param: null } },
+      ...chunks(TEXT_CHUNKS.slice(1)),
+    ]);
+    expect(events.map((e) => e.event)).toEqual([
+      'message_start',
+      'content_block_start',
+      'content_block_delta',
+      'error',
+    ]);
     expect(events.at(-1)?.data).toEqual({ type: 'error', error: { type, message: 'broke off' } });
   });
 });

@@ -10,7 +10,13 @@ import {
   MessagesUsage,
   NamedServerSentEvent,
 } from '@gw/contracts';
-import type { ChatCompletionRequestDto, ChatContentPart, ChatMessageDto, MessagesRequestDto, ToolDto } from '@gw/dto';
+import type {
+  ChatCompletionRequestDto,
+  ChatContentPart,
+  ChatMessageDto,
+  MessagesRequestDto,
+  ToolDto,
+} from '@gw/dto';
 import type { StreamInput, StreamStep, StreamTranslator } from './event-stream';
 import { contentAt, listAt, recordAt, stringAt, typedAt } from './input-shape';
 
@@ -22,13 +28,21 @@ type Block = Record<string, unknown> & { type: string };
 
 function imageUrl(block: Block, param: string): string {
   const source = typedAt(block['source'], `${param}.source`);
-  if (source.type === 'base64') return `data:${stringAt(source['media_type'], `${param}.source.media_type`)};base64,${stringAt(source['data'], `${param}.source.data`)}`;
+  if (source.type === 'base64')
+    return `data:${stringAt(source['media_type'], `${param}.source.media_type`)};base64,${stringAt(source['data'], `${param}.source.data`)}`;
   return stringAt(source['url'], `${param}.source.url`);
 }
 
 function toolResultText(block: Block, param: string): string {
   const content = contentAt(block['content'] ?? '', `${param}.content`);
-  const text = typeof content === 'string' ? content : content.map((part, i) => (part.type === 'text' ? stringAt(part['text'], `${param}.content[${i}].text`) : '')).join('');
+  const text =
+    typeof content === 'string'
+      ? content
+      : content
+          .map((part, i) =>
+            part.type === 'text' ? stringAt(part['text'], `${param}.content[${i}].text`) : '',
+          )
+          .join('');
   return block['is_error'] === true ? `Error: ${text}` : text;
 }
 
@@ -39,7 +53,12 @@ function userMessages(content: string | Block[], param: string): ChatMessageDto[
   const parts: ChatContentPart[] = [];
   content.forEach((block, i) => {
     const at = `${param}[${i}]`;
-    if (block.type === 'tool_result') results.push({ role: 'tool', tool_call_id: stringAt(block['tool_use_id'], `${at}.tool_use_id`), content: toolResultText(block, at) });
+    if (block.type === 'tool_result')
+      results.push({
+        role: 'tool',
+        tool_call_id: stringAt(block['tool_use_id'], `${at}.tool_use_id`),
+        content: toolResultText(block, at),
+      });
     if (block.type === 'text') parts.push({ type: 'text', text: stringAt(block['text'], `${at}.text`) });
     if (block.type === 'image') parts.push({ type: 'image_url', image_url: { url: imageUrl(block, at) } });
   });
@@ -48,14 +67,26 @@ function userMessages(content: string | Block[], param: string): ChatMessageDto[
 
 function assistantMessage(content: string | Block[], param: string): ChatMessageDto {
   if (typeof content === 'string') return { role: 'assistant', content };
-  const text = content.map((block, i) => (block.type === 'text' ? stringAt(block['text'], `${param}[${i}].text`) : '')).join('');
+  const text = content
+    .map((block, i) => (block.type === 'text' ? stringAt(block['text'], `${param}[${i}].text`) : ''))
+    .join('');
   const calls = content.flatMap((block, i) => {
     if (block.type !== 'tool_use') return [];
     const at = `${param}[${i}]`;
     const input = recordAt(block['input'], `${at}.input`);
-    return [{ id: stringAt(block['id'], `${at}.id`), type: 'function' as const, function: { name: stringAt(block['name'], `${at}.name`), arguments: JSON.stringify(input) } }];
+    return [
+      {
+        id: stringAt(block['id'], `${at}.id`),
+        type: 'function' as const,
+        function: { name: stringAt(block['name'], `${at}.name`), arguments: JSON.stringify(input) },
+      },
+    ];
   });
-  return { role: 'assistant', content: text === '' && calls.length > 0 ? null : text, ...(calls.length > 0 ? { tool_calls: calls } : {}) };
+  return {
+    role: 'assistant',
+    content: text === '' && calls.length > 0 ? null : text,
+    ...(calls.length > 0 ? { tool_calls: calls } : {}),
+  };
 }
 
 function systemText(system: unknown): string {
@@ -65,15 +96,23 @@ function systemText(system: unknown): string {
     .join('\n\n');
 }
 
-export function messagesConversation(body: Pick<MessagesRequestDto, 'system' | 'messages'>): ChatMessageDto[] {
+export function messagesConversation(
+  body: Pick<MessagesRequestDto, 'system' | 'messages'>,
+): ChatMessageDto[] {
   const system = systemText(body.system);
   const messages: ChatMessageDto[] = system ? [{ role: 'system', content: system }] : [];
   listAt(body.messages, 'messages').forEach((entry, i) => {
     const message = recordAt(entry, `messages[${i}]`);
     const content = contentAt(message['content'], `messages[${i}].content`);
     if (message['role'] === 'user') messages.push(...userMessages(content, `messages[${i}].content`));
-    else if (message['role'] === 'assistant') messages.push(assistantMessage(content, `messages[${i}].content`));
-    else throw new DomainError('invalid_request', `messages[${i}].role must be user or assistant`, `messages[${i}].role`);
+    else if (message['role'] === 'assistant')
+      messages.push(assistantMessage(content, `messages[${i}].content`));
+    else
+      throw new DomainError(
+        'invalid_request',
+        `messages[${i}].role must be user or assistant`,
+        `messages[${i}].role`,
+      );
   });
   return messages;
 }
@@ -90,7 +129,11 @@ function toolChoice(choice: MessagesRequestDto['tool_choice']): ChatCompletionRe
     case 'none':
       return type;
     default:
-      throw new DomainError('invalid_request', 'tool_choice.type must be auto, any, tool or none', 'tool_choice.type');
+      throw new DomainError(
+        'invalid_request',
+        'tool_choice.type must be auto, any, tool or none',
+        'tool_choice.type',
+      );
   }
 }
 
@@ -103,7 +146,9 @@ function chatTools(tools: MessagesRequestDto['tools']): ToolDto[] {
       type: 'function' as const,
       function: {
         name: stringAt(tool['name'], `tools[${i}].name`),
-        ...(description !== undefined ? { description: stringAt(description, `tools[${i}].description`) } : {}),
+        ...(description !== undefined
+          ? { description: stringAt(description, `tools[${i}].description`) }
+          : {}),
         parameters: recordAt(tool['input_schema'], `tools[${i}].input_schema`),
       },
     };
@@ -136,7 +181,9 @@ export function messagesToChatBody(body: MessagesRequestDto, stream: boolean): C
     ...(tools.length > 0 ? { tools } : {}),
     ...(choice !== undefined ? { tool_choice: choice } : {}),
     ...(stop.length > 0 ? { stop } : {}),
-    ...(thinking?.type === 'enabled' ? { reasoning: { enabled: true, max_tokens: thinking.budget_tokens } } : {}),
+    ...(thinking?.type === 'enabled'
+      ? { reasoning: { enabled: true, max_tokens: thinking.budget_tokens } }
+      : {}),
     ...(thinking?.type === 'disabled' ? { reasoning: { enabled: false } } : {}),
     ...(typeof body.metadata?.user_id === 'string' ? { user: body.metadata.user_id } : {}),
     ...(body.provider ? { provider: body.provider } : {}),
@@ -172,7 +219,9 @@ export function toolInput(args: string): Record<string, unknown> {
   if (args.trim() === '') return {};
   try {
     const parsed: unknown = JSON.parse(args);
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : { _raw: args };
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : { _raw: args };
   } catch {
     return { _raw: args };
   }
@@ -183,7 +232,12 @@ export function messageFromCompletion(completion: ChatCompletion): MessagesRespo
   const content: MessagesContentBlock[] = [];
   if (choice?.message.content) content.push({ type: 'text', text: choice.message.content });
   for (const call of choice?.message.tool_calls ?? []) {
-    content.push({ type: 'tool_use', id: call.id, name: call.function.name, input: toolInput(call.function.arguments) });
+    content.push({
+      type: 'tool_use',
+      id: call.id,
+      name: call.function.name,
+      input: toolInput(call.function.arguments),
+    });
   }
   return {
     id: completion.id,
@@ -218,7 +272,12 @@ function closeOpen(state: MessagesStreamState, events: NamedServerSentEvent[]): 
   return { ...state, open: null };
 }
 
-function openBlock(state: MessagesStreamState, events: NamedServerSentEvent[], block: Record<string, unknown>, kind: 'text' | 'tool_use'): MessagesStreamState {
+function openBlock(
+  state: MessagesStreamState,
+  events: NamedServerSentEvent[],
+  block: Record<string, unknown>,
+  kind: 'text' | 'tool_use',
+): MessagesStreamState {
   const next = closeOpen(state, events);
   events.push(event({ type: 'content_block_start', index: next.nextBlock, content_block: block }));
   return { ...next, open: { kind, index: next.nextBlock }, nextBlock: next.nextBlock + 1 };
@@ -228,7 +287,12 @@ function openBlock(state: MessagesStreamState, events: NamedServerSentEvent[], b
  * `promptTokens` is the prompt's count when the chunk was sent: message_start carries it as
  * input_tokens, as Anthropic's own stream does; message_delta then carries the final usage.
  */
-function onChunk(state: MessagesStreamState, events: NamedServerSentEvent[], chunk: ChatCompletionChunk, promptTokens: number): MessagesStreamState {
+function onChunk(
+  state: MessagesStreamState,
+  events: NamedServerSentEvent[],
+  chunk: ChatCompletionChunk,
+  promptTokens: number,
+): MessagesStreamState {
   let next = state;
   if (!next.started) {
     const message = {
@@ -250,23 +314,42 @@ function onChunk(state: MessagesStreamState, events: NamedServerSentEvent[], chu
   const text = choice.delta.content;
   if (text) {
     if (next.open?.kind !== 'text') next = openBlock(next, events, { type: 'text', text: '' }, 'text');
-    events.push(event({ type: 'content_block_delta', index: next.open?.index, delta: { type: 'text_delta', text } }));
+    events.push(
+      event({ type: 'content_block_delta', index: next.open?.index, delta: { type: 'text_delta', text } }),
+    );
   }
   for (const call of choice.delta.tool_calls ?? []) {
     if (next.toolBlocks[call.index] === undefined) {
-      const block = { type: 'tool_use', id: call.id ?? `toolu_${call.index}`, name: call.function?.name ?? '', input: {} };
+      const block = {
+        type: 'tool_use',
+        id: call.id ?? `toolu_${call.index}`,
+        name: call.function?.name ?? '',
+        input: {},
+      };
       next = openBlock(next, events, block, 'tool_use');
       next = { ...next, toolBlocks: { ...next.toolBlocks, [call.index]: next.nextBlock - 1 } };
     }
     const partial = call.function?.arguments;
     if (partial) {
-      events.push(event({ type: 'content_block_delta', index: next.toolBlocks[call.index], delta: { type: 'input_json_delta', partial_json: partial } }));
+      events.push(
+        event({
+          type: 'content_block_delta',
+          index: next.toolBlocks[call.index],
+          delta: { type: 'input_json_delta', partial_json: partial },
+        }),
+      );
     }
   }
   if (!choice.finish_reason) return next;
   next = closeOpen(next, events);
   const usage = chunk.usage ? messagesUsage(chunk.usage) : { output_tokens: 0 };
-  events.push(event({ type: 'message_delta', delta: { stop_reason: stopReason(choice.finish_reason), stop_sequence: null }, usage }));
+  events.push(
+    event({
+      type: 'message_delta',
+      delta: { stop_reason: stopReason(choice.finish_reason), stop_sequence: null },
+      usage,
+    }),
+  );
   events.push(event({ type: 'message_stop' }));
   return { ...next, finished: true };
 }
@@ -278,8 +361,14 @@ export function messagesStreamTranslator(): StreamTranslator<MessagesStreamState
     step: (state: MessagesStreamState, input: StreamInput): StreamStep<MessagesStreamState> => {
       if (state.finished) return { state, events: [] };
       const events: NamedServerSentEvent[] = [];
-      if (input.kind === 'chunk') return { state: onChunk(state, events, input.chunk, input.promptTokens), events };
-      events.push(event({ type: 'error', error: { type: messagesErrorType(input.error.code), message: input.error.message } }));
+      if (input.kind === 'chunk')
+        return { state: onChunk(state, events, input.chunk, input.promptTokens), events };
+      events.push(
+        event({
+          type: 'error',
+          error: { type: messagesErrorType(input.error.code), message: input.error.message },
+        }),
+      );
       return { state: { ...state, finished: true }, events };
     },
   };

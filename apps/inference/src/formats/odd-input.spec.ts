@@ -4,12 +4,28 @@ import { messagesToChatBody } from './messages-translation';
 import { responsesToChatBody } from './responses-translation';
 
 /** Values a body may hold where another shape was expected. */
-const ODD_VALUES: unknown[] = [undefined, null, 0, 1.5, '', 'x', true, [], [[]], [null], {}, { type: 'text' }, [{}]];
+const ODD_VALUES: unknown[] = [
+  undefined,
+  null,
+  0,
+  1.5,
+  '',
+  'x',
+  true,
+  [],
+  [[]],
+  [null],
+  {},
+  { type: 'text' },
+  [{}],
+];
 
 /** Every path to a value inside `value`, objects and arrays included. */
 function paths(value: unknown, prefix: Array<string | number> = []): Array<Array<string | number>> {
   if (typeof value !== 'object' || value === null) return [prefix];
-  const children = Object.entries(value).flatMap(([key, child]) => paths(child, [...prefix, Array.isArray(value) ? Number(key) : key]));
+  const children = Object.entries(value).flatMap(([key, child]) =>
+    paths(child, [...prefix, Array.isArray(value) ? Number(key) : key]),
+  );
   return [prefix, ...children];
 }
 
@@ -30,7 +46,8 @@ function failuresOtherThanDomainErrors<T>(body: T, translate: (body: T) => unkno
       try {
         translate(replaced(body, path, odd));
       } catch (err) {
-        if (!(err instanceof DomainError)) failures.push(`${path.join('.')} = ${JSON.stringify(odd)}: ${String(err)}`);
+        if (!(err instanceof DomainError))
+          failures.push(`${path.join('.')} = ${JSON.stringify(odd)}: ${String(err)}`);
       }
     }
   }
@@ -42,9 +59,32 @@ const MESSAGES_BODY = {
   max_tokens: 64,
   system: [{ type: 'text', text: 'be brief' }],
   messages: [
-    { role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } }] },
-    { role: 'assistant', content: [{ type: 'text', text: 'checking' }, { type: 'tool_use', id: 'toolu_1', name: 'lookup', input: { q: 'x' } }] },
-    { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'found' }], is_error: false }, { type: 'image', source: { type: 'url', url: 'https://x/y.png' } }] },
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'look' },
+        { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } },
+      ],
+    },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'text', text: 'checking' },
+        { type: 'tool_use', id: 'toolu_1', name: 'lookup', input: { q: 'x' } },
+      ],
+    },
+    {
+      role: 'user',
+      content: [
+        {
+          type: 'tool_result',
+          tool_use_id: 'toolu_1',
+          content: [{ type: 'text', text: 'found' }],
+          is_error: false,
+        },
+        { type: 'image', source: { type: 'url', url: 'https://x/y.png' } },
+      ],
+    },
   ],
   tools: [{ name: 'lookup', description: 'Find', input_schema: { type: 'object' } }],
   tool_choice: { type: 'tool', name: 'lookup' },
@@ -58,15 +98,37 @@ const RESPONSES_BODY = {
   model: 'demo/chat',
   instructions: 'be brief',
   input: [
-    { role: 'user', content: [{ type: 'input_text', text: 'look' }, { type: 'input_image', image_url: 'https://x/y.png' }] },
-    { role: 'assistant', content: [{ type: 'output_text', text: 'checking' }, { type: 'refusal', refusal: 'no' }] },
+    {
+      role: 'user',
+      content: [
+        { type: 'input_text', text: 'look' },
+        { type: 'input_image', image_url: 'https://x/y.png' },
+      ],
+    },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'output_text', text: 'checking' },
+        { type: 'refusal', refusal: 'no' },
+      ],
+    },
     { type: 'function_call', call_id: 'call_1', name: 'lookup', arguments: '{}' },
     { type: 'function_call_output', call_id: 'call_1', output: [{ type: 'input_text', text: 'found' }] },
     { type: 'message', role: 'developer', content: 'and now?' },
   ],
-  tools: [{ type: 'function', name: 'lookup', description: 'Find', parameters: { type: 'object' }, strict: true }],
+  tools: [
+    { type: 'function', name: 'lookup', description: 'Find', parameters: { type: 'object' }, strict: true },
+  ],
   tool_choice: { type: 'function', name: 'lookup' },
-  text: { format: { type: 'json_schema', name: 'answer', schema: { type: 'object' }, description: 'd', strict: true } },
+  text: {
+    format: {
+      type: 'json_schema',
+      name: 'answer',
+      schema: { type: 'object' },
+      description: 'd',
+      strict: true,
+    },
+  },
   reasoning: { effort: 'low' },
   max_output_tokens: 64,
   provider: { only: ['Mock Alpha'] },
@@ -79,10 +141,14 @@ describe('the translators on odd input', () => {
   });
 
   it('never fail on a Messages body with any one value of another shape, except with a DomainError', () => {
-    expect(failuresOtherThanDomainErrors(MESSAGES_BODY, (body) => messagesToChatBody(body, true))).toEqual([]);
+    expect(failuresOtherThanDomainErrors(MESSAGES_BODY, (body) => messagesToChatBody(body, true))).toEqual(
+      [],
+    );
   });
 
   it('never fail on a Responses body with any one value of another shape, except with a DomainError', () => {
-    expect(failuresOtherThanDomainErrors(RESPONSES_BODY, (body) => responsesToChatBody(body, true))).toEqual([]);
+    expect(failuresOtherThanDomainErrors(RESPONSES_BODY, (body) => responsesToChatBody(body, true))).toEqual(
+      [],
+    );
   });
 });

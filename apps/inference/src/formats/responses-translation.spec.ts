@@ -1,23 +1,67 @@
 import type { NamedServerSentEvent, ResponsesResponse } from '@gw/contracts';
 import type { ResponsesRequestDto } from '@gw/dto';
-import { completion, GENERATION_ID, TEXT_CHUNKS, TEXT_THEN_TOOL_CHUNKS, TOOL_CHUNKS, chunk } from './format-fixtures';
+import {
+  completion,
+  GENERATION_ID,
+  TEXT_CHUNKS,
+  TEXT_THEN_TOOL_CHUNKS,
+  TOOL_CHUNKS,
+  chunk,
+} from './format-fixtures';
 import type { StreamInput } from './event-stream';
-import { functionCallItemId, messageItemId, responseFromCompletion, responsesParam, responsesStreamTranslator, responsesToChatBody } from './responses-translation';
+import {
+  functionCallItemId,
+  messageItemId,
+  responseFromCompletion,
+  responsesParam,
+  responsesStreamTranslator,
+  responsesToChatBody,
+} from './responses-translation';
 
-const body = (fields: Partial<ResponsesRequestDto> = {}): ResponsesRequestDto => ({ model: 'demo/chat', input: 'hi', ...fields }) as ResponsesRequestDto;
+const body = (fields: Partial<ResponsesRequestDto> = {}): ResponsesRequestDto =>
+  ({ model: 'demo/chat', input: 'hi', ...fields }) as ResponsesRequestDto;
 
 describe('responsesToChatBody', () => {
   it.each<[string, Partial<ResponsesRequestDto>, Record<string, unknown>]>([
-    ['a string input as one user message', { input: 'hello' }, { messages: [{ role: 'user', content: 'hello' }] }],
+    [
+      'a string input as one user message',
+      { input: 'hello' },
+      { messages: [{ role: 'user', content: 'hello' }] },
+    ],
     [
       'instructions as a leading system message',
       { instructions: 'be brief', input: 'hello' },
-      { messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'hello' }] },
+      {
+        messages: [
+          { role: 'system', content: 'be brief' },
+          { role: 'user', content: 'hello' },
+        ],
+      },
     ],
     [
       'user parts: input_text and input_image',
-      { input: [{ role: 'user', content: [{ type: 'input_text', text: 'look' }, { type: 'input_image', image_url: 'https://x/y.png' }] }] },
-      { messages: [{ role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image_url', image_url: { url: 'https://x/y.png' } }] }] },
+      {
+        input: [
+          {
+            role: 'user',
+            content: [
+              { type: 'input_text', text: 'look' },
+              { type: 'input_image', image_url: 'https://x/y.png' },
+            ],
+          },
+        ],
+      },
+      {
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'look' },
+              { type: 'image_url', image_url: { url: 'https://x/y.png' } },
+            ],
+          },
+        ],
+      },
     ],
     [
       'assistant and developer parts joined to text',
@@ -27,7 +71,12 @@ describe('responsesToChatBody', () => {
           { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'ok' }] },
         ],
       },
-      { messages: [{ role: 'developer', content: 'rules' }, { role: 'assistant', content: 'ok' }] },
+      {
+        messages: [
+          { role: 'developer', content: 'rules' },
+          { role: 'assistant', content: 'ok' },
+        ],
+      },
     ],
     [
       'function calls join the assistant turn; outputs become tool messages',
@@ -46,7 +95,11 @@ describe('responsesToChatBody', () => {
             role: 'assistant',
             content: null,
             tool_calls: [
-              { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Moscow"}' } },
+              {
+                id: 'call_1',
+                type: 'function',
+                function: { name: 'get_weather', arguments: '{"city":"Moscow"}' },
+              },
               { id: 'call_2', type: 'function', function: { name: 'get_time', arguments: '{}' } },
             ],
           },
@@ -57,15 +110,30 @@ describe('responsesToChatBody', () => {
     ['max_output_tokens as max_tokens', { max_output_tokens: 5 }, { max_tokens: 5 }],
     [
       'function tools and a named tool_choice',
-      { tools: [{ type: 'function', name: 'f', parameters: { type: 'object' }, strict: true }], tool_choice: { type: 'function', name: 'f' } },
-      { tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' }, strict: true } }], tool_choice: { type: 'function', function: { name: 'f' } } },
+      {
+        tools: [{ type: 'function', name: 'f', parameters: { type: 'object' }, strict: true }],
+        tool_choice: { type: 'function', name: 'f' },
+      },
+      {
+        tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' }, strict: true } }],
+        tool_choice: { type: 'function', function: { name: 'f' } },
+      },
     ],
     ['a string tool_choice as is', { tool_choice: 'required' }, { tool_choice: 'required' }],
-    ['text.format json_object', { text: { format: { type: 'json_object' } } }, { response_format: { type: 'json_object' } }],
+    [
+      'text.format json_object',
+      { text: { format: { type: 'json_object' } } },
+      { response_format: { type: 'json_object' } },
+    ],
     [
       'text.format json_schema wrapped as chat json_schema',
       { text: { format: { type: 'json_schema', name: 'answer', schema: { type: 'object' }, strict: true } } },
-      { response_format: { type: 'json_schema', json_schema: { name: 'answer', schema: { type: 'object' }, strict: true } } },
+      {
+        response_format: {
+          type: 'json_schema',
+          json_schema: { name: 'answer', schema: { type: 'object' }, strict: true },
+        },
+      },
     ],
     ['reasoning.effort', { reasoning: { effort: 'low', summary: 'auto' } }, { reasoning: { effort: 'low' } }],
     [
@@ -74,11 +142,18 @@ describe('responsesToChatBody', () => {
       { temperature: 0.5, top_p: 0.9, user: 'u-1', provider: { only: ['Mock Beta'] } },
     ],
   ])('maps %s', (_name, fields, expected) => {
-    expect(responsesToChatBody(body(fields), false)).toMatchObject({ model: 'demo/chat', stream: false, ...expected });
+    expect(responsesToChatBody(body(fields), false)).toMatchObject({
+      model: 'demo/chat',
+      stream: false,
+      ...expected,
+    });
   });
 
   it('does not pass on what the chat body has no place for', () => {
-    const chat = responsesToChatBody(body({ metadata: { a: 'b' }, store: true, parallel_tool_calls: false }), true);
+    const chat = responsesToChatBody(
+      body({ metadata: { a: 'b' }, store: true, parallel_tool_calls: false }),
+      true,
+    );
     expect(Object.keys(chat).sort()).toEqual(['messages', 'model', 'stream']);
   });
 
@@ -90,16 +165,36 @@ describe('responsesToChatBody', () => {
     ['a message without a role', { input: [{ content: 'x' }] }, 'input[0].role'],
     ['a message without content', { input: [{ role: 'user' }] }, 'input[0].content'],
     ['a part that is null', { input: [{ role: 'user', content: [null] }] }, 'input[0].content[0]'],
-    ['a text part without text', { input: [{ role: 'assistant', content: [{ type: 'output_text' }] }] }, 'input[0].content[0].text'],
-    ['an image part without its URL', { input: [{ role: 'user', content: [{ type: 'input_image' }] }] }, 'input[0].content[0].image_url'],
-    ['a function_call without arguments', { input: [{ type: 'function_call', call_id: 'c', name: 'f' }] }, 'input[0].arguments'],
-    ['a function_call_output without output', { input: [{ type: 'function_call_output', call_id: 'c' }] }, 'input[0].output'],
+    [
+      'a text part without text',
+      { input: [{ role: 'assistant', content: [{ type: 'output_text' }] }] },
+      'input[0].content[0].text',
+    ],
+    [
+      'an image part without its URL',
+      { input: [{ role: 'user', content: [{ type: 'input_image' }] }] },
+      'input[0].content[0].image_url',
+    ],
+    [
+      'a function_call without arguments',
+      { input: [{ type: 'function_call', call_id: 'c', name: 'f' }] },
+      'input[0].arguments',
+    ],
+    [
+      'a function_call_output without output',
+      { input: [{ type: 'function_call_output', call_id: 'c' }] },
+      'input[0].output',
+    ],
     ['an item of an unknown type', { input: [{ type: 'file_search_call' }] }, 'input[0].type'],
     ['instructions that are not text', { instructions: ['be brief'] }, 'instructions'],
     ['a tool that is null', { tools: [null] }, 'tools[0]'],
     ['a tool_choice object without a name', { tool_choice: { type: 'function' } }, 'tool_choice.name'],
     ['a text.format without a type', { text: { format: {} } }, 'text.format.type'],
-    ['a json_schema format without a schema', { text: { format: { type: 'json_schema', name: 'a' } } }, 'text.format.schema'],
+    [
+      'a json_schema format without a schema',
+      { text: { format: { type: 'json_schema', name: 'a' } } },
+      'text.format.schema',
+    ],
   ])('refuses %s with a 400 naming it', (_label, fields, param) => {
     expect(() => responsesToChatBody(body(fields as Partial<ResponsesRequestDto>), false)).toThrow(
       expect.objectContaining({ name: 'DomainError', code: 'invalid_request', param }),
@@ -107,7 +202,9 @@ describe('responsesToChatBody', () => {
   });
 
   it('takes a null tool_choice as not given', () => {
-    expect(responsesToChatBody(body({ tool_choice: null } as unknown as Partial<ResponsesRequestDto>), false)).not.toHaveProperty('tool_choice');
+    expect(
+      responsesToChatBody(body({ tool_choice: null } as unknown as Partial<ResponsesRequestDto>), false),
+    ).not.toHaveProperty('tool_choice');
   });
 });
 
@@ -132,13 +229,40 @@ describe('responseFromCompletion', () => {
       {
         status: 'completed',
         incomplete_details: null,
-        output: [{ type: 'message', id: messageItemId(GENERATION_ID), role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'hello', annotations: [] }] }],
+        output: [
+          {
+            type: 'message',
+            id: messageItemId(GENERATION_ID),
+            role: 'assistant',
+            status: 'completed',
+            content: [{ type: 'output_text', text: 'hello', annotations: [] }],
+          },
+        ],
       },
     ],
     [
       'tool calls as function_call items, without an empty message',
-      [{ role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }] }, 'tool_calls'],
-      { status: 'completed', output: [{ type: 'function_call', id: functionCallItemId('call_1'), call_id: 'call_1', name: 'f', arguments: '{"a":1}', status: 'completed' }] },
+      [
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }],
+        },
+        'tool_calls',
+      ],
+      {
+        status: 'completed',
+        output: [
+          {
+            type: 'function_call',
+            id: functionCallItemId('call_1'),
+            call_id: 'call_1',
+            name: 'f',
+            arguments: '{"a":1}',
+            status: 'completed',
+          },
+        ],
+      },
     ],
     [
       'length as incomplete with max_output_tokens',
@@ -148,14 +272,21 @@ describe('responseFromCompletion', () => {
     [
       'content_filter as incomplete with an empty message',
       [{ role: 'assistant', content: '' }, 'content_filter'],
-      { status: 'incomplete', incomplete_details: { reason: 'content_filter' }, output: [expect.objectContaining({ type: 'message', status: 'incomplete' })] },
+      {
+        status: 'incomplete',
+        incomplete_details: { reason: 'content_filter' },
+        output: [expect.objectContaining({ type: 'message', status: 'incomplete' })],
+      },
     ],
   ])('maps %s', (_name, args, expected) => {
     expect(responseFromCompletion(completion(...args), body())).toMatchObject(expected);
   });
 
   it('carries ids, model, provider, usage with cost and the echoed settings', () => {
-    const response = responseFromCompletion(completion({ role: 'assistant', content: 'x' }), body({ instructions: 'sys', metadata: { t: '1' }, temperature: 0.3 }));
+    const response = responseFromCompletion(
+      completion({ role: 'assistant', content: 'x' }),
+      body({ instructions: 'sys', metadata: { t: '1' }, temperature: 0.3 }),
+    );
     expect(response).toMatchObject({
       id: GENERATION_ID,
       object: 'response',
@@ -183,7 +314,8 @@ function run(inputs: StreamInput[], request = body()): NamedServerSentEvent[] {
   }
   return events;
 }
-const chunks = (list: typeof TEXT_CHUNKS) => list.map((c): StreamInput => ({ kind: 'chunk', chunk: c, promptTokens: 5 }));
+const chunks = (list: typeof TEXT_CHUNKS) =>
+  list.map((c): StreamInput => ({ kind: 'chunk', chunk: c, promptTokens: 5 }));
 
 describe('responsesStreamTranslator', () => {
   it.each<[string, typeof TEXT_CHUNKS, string[]]>([
@@ -260,12 +392,23 @@ describe('responsesStreamTranslator', () => {
   it('ends with the full response: output text, usage with cost, status', () => {
     const events = run(chunks(TEXT_CHUNKS), body({ metadata: { t: '1' } }));
     const done = events.find((e) => e.event === 'response.output_text.done');
-    expect(done?.data).toMatchObject({ text: 'hello there', item_id: messageItemId(GENERATION_ID), output_index: 0, content_index: 0 });
+    expect(done?.data).toMatchObject({
+      text: 'hello there',
+      item_id: messageItemId(GENERATION_ID),
+      output_index: 0,
+      content_index: 0,
+    });
     expect(events.at(-1)?.data.response).toMatchObject({
       id: GENERATION_ID,
       status: 'completed',
       metadata: { t: '1' },
-      output: [{ type: 'message', status: 'completed', content: [{ type: 'output_text', text: 'hello there', annotations: [] }] }],
+      output: [
+        {
+          type: 'message',
+          status: 'completed',
+          content: [{ type: 'output_text', text: 'hello there', annotations: [] }],
+        },
+      ],
       usage: { input_tokens: 6, output_tokens: 2, total_tokens: 8, cost_rub: 0.0021 },
     });
     expect(events[0].data.response).toMatchObject({ status: 'in_progress', output: [], usage: null });
@@ -273,20 +416,52 @@ describe('responsesStreamTranslator', () => {
 
   it('accumulates function call arguments', () => {
     const events = run(chunks(TOOL_CHUNKS));
-    expect(events.find((e) => e.event === 'response.output_item.added')?.data.item).toMatchObject({ type: 'function_call', call_id: 'call_1', name: 'get_weather', arguments: '', status: 'in_progress' });
-    expect(events.find((e) => e.event === 'response.function_call_arguments.done')?.data).toMatchObject({ arguments: '{"city":"Moscow"}', name: 'get_weather' });
-    expect(events.at(-1)?.data.response).toMatchObject({ output: [{ type: 'function_call', arguments: '{"city":"Moscow"}', status: 'completed' }] });
+    expect(events.find((e) => e.event === 'response.output_item.added')?.data.item).toMatchObject({
+      type: 'function_call',
+      call_id: 'call_1',
+      name: 'get_weather',
+      arguments: '',
+      status: 'in_progress',
+    });
+    expect(events.find((e) => e.event === 'response.function_call_arguments.done')?.data).toMatchObject({
+      arguments: '{"city":"Moscow"}',
+      name: 'get_weather',
+    });
+    expect(events.at(-1)?.data.response).toMatchObject({
+      output: [{ type: 'function_call', arguments: '{"city":"Moscow"}', status: 'completed' }],
+    });
   });
 
   it('turns a failure after the start into an error event and ignores anything after it', () => {
-    const events = run([...chunks(TEXT_CHUNKS.slice(0, 1)), { kind: 'error', error: { code: 'upstream_error', message: 'broke off', param: null } }, ...chunks(TEXT_CHUNKS.slice(1))]);
-    expect(events.map((e) => e.event)).toEqual(['response.created', 'response.in_progress', 'response.output_item.added', 'response.content_part.added', 'response.output_text.delta', 'error']);
-    expect(events.at(-1)?.data).toEqual({ type: 'error', code: 'upstream_error', message: 'broke off', param: null, sequence_number: 5 });
+    const events = run([
+      ...chunks(TEXT_CHUNKS.slice(0, 1)),
+      { kind: 'error', error: { code: 'upstream_error', message: 'broke off', param: null } },
+      ...chunks(TEXT_CHUNKS.slice(1)),
+    ]);
+    expect(events.map((e) => e.event)).toEqual([
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.content_part.added',
+      'response.output_text.delta',
+      'error',
+    ]);
+    expect(events.at(-1)?.data).toEqual({
+      type: 'error',
+      code: 'upstream_error',
+      message: 'broke off',
+      param: null,
+      sequence_number: 5,
+    });
   });
 
   it('reports started only once something was emitted', () => {
     const translator = responsesStreamTranslator(body());
     expect(translator.started(translator.initial)).toBe(false);
-    expect(translator.started(translator.step(translator.initial, { kind: 'chunk', chunk: TEXT_CHUNKS[0], promptTokens: 5 }).state)).toBe(true);
+    expect(
+      translator.started(
+        translator.step(translator.initial, { kind: 'chunk', chunk: TEXT_CHUNKS[0], promptTokens: 5 }).state,
+      ),
+    ).toBe(true);
   });
 });

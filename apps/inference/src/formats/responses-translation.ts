@@ -10,7 +10,13 @@ import {
   ResponsesResponse,
   ResponsesUsage,
 } from '@gw/contracts';
-import type { ChatCompletionRequestDto, ChatContentPart, ChatMessageDto, ResponsesRequestDto, ToolDto } from '@gw/dto';
+import type {
+  ChatCompletionRequestDto,
+  ChatContentPart,
+  ChatMessageDto,
+  ResponsesRequestDto,
+  ToolDto,
+} from '@gw/dto';
 import type { StreamInput, StreamStep, StreamTranslator } from './event-stream';
 import { contentAt, listAt, recordAt, stringAt, typedAt } from './input-shape';
 
@@ -28,7 +34,8 @@ function partText(part: Part, param: string): string {
 }
 
 function partToChat(part: Part, param: string): ChatContentPart {
-  if (part.type === 'input_image') return { type: 'image_url', image_url: { url: stringAt(part['image_url'], `${param}.image_url`) } };
+  if (part.type === 'input_image')
+    return { type: 'image_url', image_url: { url: stringAt(part['image_url'], `${param}.image_url`) } };
   return { type: 'text', text: partText(part, param) };
 }
 
@@ -40,35 +47,66 @@ function plainText(content: string | Part[], param: string): string {
 const INPUT_ROLES: readonly string[] = ['user', 'assistant', 'system', 'developer'];
 
 /** The Responses input as a chat conversation; function calls join the assistant turn they belong to. */
-export function responsesConversation(body: Pick<ResponsesRequestDto, 'input' | 'instructions'>): ChatMessageDto[] {
-  const instructions = body.instructions === undefined || body.instructions === null ? '' : stringAt(body.instructions, 'instructions');
+export function responsesConversation(
+  body: Pick<ResponsesRequestDto, 'input' | 'instructions'>,
+): ChatMessageDto[] {
+  const instructions =
+    body.instructions === undefined || body.instructions === null
+      ? ''
+      : stringAt(body.instructions, 'instructions');
   const messages: ChatMessageDto[] = instructions ? [{ role: 'system', content: instructions }] : [];
-  const items = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : listAt(body.input, 'input');
+  const items =
+    typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : listAt(body.input, 'input');
   items.forEach((entry, i) => {
     const at = `input[${i}]`;
     const item = recordAt(entry, at);
     if (item['type'] === 'function_call') {
-      const function_ = { name: stringAt(item['name'], `${at}.name`), arguments: stringAt(item['arguments'], `${at}.arguments`) };
-      const call = { id: stringAt(item['call_id'], `${at}.call_id`), type: 'function' as const, function: function_ };
+      const function_ = {
+        name: stringAt(item['name'], `${at}.name`),
+        arguments: stringAt(item['arguments'], `${at}.arguments`),
+      };
+      const call = {
+        id: stringAt(item['call_id'], `${at}.call_id`),
+        type: 'function' as const,
+        function: function_,
+      };
       const last = messages.at(-1);
       if (last?.role === 'assistant') last.tool_calls = [...(last.tool_calls ?? []), call];
       else messages.push({ role: 'assistant', content: null, tool_calls: [call] });
     } else if (item['type'] === 'function_call_output') {
       const call = stringAt(item['call_id'], `${at}.call_id`);
-      messages.push({ role: 'tool', tool_call_id: call, content: plainText(contentAt(item['output'], `${at}.output`), `${at}.output`) });
+      messages.push({
+        role: 'tool',
+        tool_call_id: call,
+        content: plainText(contentAt(item['output'], `${at}.output`), `${at}.output`),
+      });
     } else if (item['type'] === undefined || item['type'] === 'message') {
       const role = item['role'];
       if (typeof role !== 'string' || !INPUT_ROLES.includes(role)) {
-        throw new DomainError('invalid_request', `${at}.role must be one of ${INPUT_ROLES.join(', ')}`, `${at}.role`);
+        throw new DomainError(
+          'invalid_request',
+          `${at}.role must be one of ${INPUT_ROLES.join(', ')}`,
+          `${at}.role`,
+        );
       }
       const content = contentAt(item['content'], `${at}.content`);
       if (role === 'user') {
-        messages.push({ role: 'user', content: typeof content === 'string' ? content : content.map((part, p) => partToChat(part, `${at}.content[${p}]`)) });
+        messages.push({
+          role: 'user',
+          content:
+            typeof content === 'string'
+              ? content
+              : content.map((part, p) => partToChat(part, `${at}.content[${p}]`)),
+        });
       } else {
         messages.push({ role: role as ChatMessageDto['role'], content: plainText(content, `${at}.content`) });
       }
     } else {
-      throw new DomainError('invalid_request', `${at}.type must be message, function_call or function_call_output`, `${at}.type`);
+      throw new DomainError(
+        'invalid_request',
+        `${at}.type must be message, function_call or function_call_output`,
+        `${at}.type`,
+      );
     }
   });
   return messages;
@@ -80,7 +118,12 @@ function responseFormat(text: ResponsesRequestDto['text']): ChatCompletionReques
   if (format === undefined || format === null) return undefined;
   const { type, name, schema, description, strict } = typedAt(format, 'text.format');
   if (type === 'text' || type === 'json_object') return { type };
-  if (type !== 'json_schema') throw new DomainError('invalid_request', 'text.format.type must be text, json_object or json_schema', 'text.format.type');
+  if (type !== 'json_schema')
+    throw new DomainError(
+      'invalid_request',
+      'text.format.type must be text, json_object or json_schema',
+      'text.format.type',
+    );
   const jsonSchema = {
     name: stringAt(name, 'text.format.name'),
     schema: recordAt(schema, 'text.format.schema'),
@@ -93,7 +136,10 @@ function responseFormat(text: ResponsesRequestDto['text']): ChatCompletionReques
 function toolChoice(choice: ResponsesRequestDto['tool_choice']): ChatCompletionRequestDto['tool_choice'] {
   if (choice === undefined || choice === null) return undefined;
   if (typeof choice === 'string') return choice;
-  return { type: 'function', function: { name: stringAt(recordAt(choice, 'tool_choice')['name'], 'tool_choice.name') } };
+  return {
+    type: 'function',
+    function: { name: stringAt(recordAt(choice, 'tool_choice')['name'], 'tool_choice.name') },
+  };
 }
 
 function chatTools(tools: ResponsesRequestDto['tools']): ToolDto[] {
@@ -105,7 +151,9 @@ function chatTools(tools: ResponsesRequestDto['tools']): ToolDto[] {
       type: 'function' as const,
       function: {
         name: stringAt(tool['name'], `tools[${i}].name`),
-        ...(description !== undefined ? { description: stringAt(description, `tools[${i}].description`) } : {}),
+        ...(description !== undefined
+          ? { description: stringAt(description, `tools[${i}].description`) }
+          : {}),
         ...(parameters !== undefined ? { parameters: recordAt(parameters, `tools[${i}].parameters`) } : {}),
         ...(typeof strict === 'boolean' ? { strict } : {}),
       },
@@ -136,21 +184,32 @@ export function responsesToChatBody(body: ResponsesRequestDto, stream: boolean):
 }
 
 /** A Responses client sent `input` and `max_output_tokens`: a refusal by the chat pipeline names those, not their chat counterparts. */
-const RESPONSES_PARAM_OF: Readonly<Record<string, string>> = { messages: 'input', max_tokens: 'max_output_tokens' };
+const RESPONSES_PARAM_OF: Readonly<Record<string, string>> = {
+  messages: 'input',
+  max_tokens: 'max_output_tokens',
+};
 
 export function responsesParam(chatParam: string | null): string | null {
-  return chatParam !== null && Object.hasOwn(RESPONSES_PARAM_OF, chatParam) ? RESPONSES_PARAM_OF[chatParam] : chatParam;
+  return chatParam !== null && Object.hasOwn(RESPONSES_PARAM_OF, chatParam)
+    ? RESPONSES_PARAM_OF[chatParam]
+    : chatParam;
 }
 
 // ---- response ---------------------------------------------------------------------------------
 
 /** Item ids are derived from the generation id, so a response can be traced to its history record. */
-export const messageItemId = (generationId: string): string => `msg_${generationId.replace(/^gen-/, '').replace(/-/g, '')}`;
-export const functionCallItemId = (callId: string): string => `fc_${callId.replace(/^(call_|toolu_|fc_)/, '')}`;
+export const messageItemId = (generationId: string): string =>
+  `msg_${generationId.replace(/^gen-/, '').replace(/-/g, '')}`;
+export const functionCallItemId = (callId: string): string =>
+  `fc_${callId.replace(/^(call_|toolu_|fc_)/, '')}`;
 
-function responsesStatus(finishReason: string | null): Pick<ResponsesResponse, 'status' | 'incomplete_details'> {
-  if (finishReason === 'length') return { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } };
-  if (finishReason === 'content_filter') return { status: 'incomplete', incomplete_details: { reason: 'content_filter' } };
+function responsesStatus(
+  finishReason: string | null,
+): Pick<ResponsesResponse, 'status' | 'incomplete_details'> {
+  if (finishReason === 'length')
+    return { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } };
+  if (finishReason === 'content_filter')
+    return { status: 'incomplete', incomplete_details: { reason: 'content_filter' } };
   return { status: 'completed', incomplete_details: null };
 }
 
@@ -203,21 +262,50 @@ export function responseShell(head: ResponseHead, body: ResponsesRequestDto): Re
   };
 }
 
-function messageItem(generationId: string, text: string, status: ResponsesMessageItem['status']): ResponsesMessageItem {
-  return { type: 'message', id: messageItemId(generationId), role: 'assistant', status, content: [{ type: 'output_text', text, annotations: [] }] };
+function messageItem(
+  generationId: string,
+  text: string,
+  status: ResponsesMessageItem['status'],
+): ResponsesMessageItem {
+  return {
+    type: 'message',
+    id: messageItemId(generationId),
+    role: 'assistant',
+    status,
+    content: [{ type: 'output_text', text, annotations: [] }],
+  };
 }
 
-export function responseFromCompletion(completion: ChatCompletion, body: ResponsesRequestDto): ResponsesResponse {
+export function responseFromCompletion(
+  completion: ChatCompletion,
+  body: ResponsesRequestDto,
+): ResponsesResponse {
   const choice = completion.choices[0];
   const { status, incomplete_details } = responsesStatus(choice?.finish_reason ?? null);
   const output: ResponsesOutputItem[] = [];
   const calls = choice?.message.tool_calls ?? [];
   const text = choice?.message.content ?? '';
-  if (text !== '' || calls.length === 0) output.push(messageItem(completion.id, text, status === 'completed' ? 'completed' : 'incomplete'));
+  if (text !== '' || calls.length === 0)
+    output.push(messageItem(completion.id, text, status === 'completed' ? 'completed' : 'incomplete'));
   for (const call of calls) {
-    output.push({ type: 'function_call', id: functionCallItemId(call.id), call_id: call.id, name: call.function.name, arguments: call.function.arguments, status: 'completed' });
+    output.push({
+      type: 'function_call',
+      id: functionCallItemId(call.id),
+      call_id: call.id,
+      name: call.function.name,
+      arguments: call.function.arguments,
+      status: 'completed',
+    });
   }
-  const shell = responseShell({ id: completion.id, createdAt: completion.created, model: completion.model, provider: completion.provider }, body);
+  const shell = responseShell(
+    {
+      id: completion.id,
+      createdAt: completion.created,
+      model: completion.model,
+      provider: completion.provider,
+    },
+    body,
+  );
   return { ...shell, status, incomplete_details, output, usage: responsesUsage(completion.usage) };
 }
 
@@ -252,20 +340,47 @@ class Emitter {
 
 const clone = <T>(value: T): T => structuredClone(value);
 
-function replaceItem(output: ResponsesOutputItem[], index: number, item: ResponsesOutputItem): ResponsesOutputItem[] {
+function replaceItem(
+  output: ResponsesOutputItem[],
+  index: number,
+  item: ResponsesOutputItem,
+): ResponsesOutputItem[] {
   return output.map((existing, i) => (i === index ? item : existing));
 }
 
-function closeOpen(state: ResponsesStreamState, out: Emitter, status: 'completed' | 'incomplete'): ResponsesStreamState {
+function closeOpen(
+  state: ResponsesStreamState,
+  out: Emitter,
+  status: 'completed' | 'incomplete',
+): ResponsesStreamState {
   if (!state.open) return state;
   const index = state.open.outputIndex;
   const item = state.output[index];
   if (item.type === 'message') {
     const part = item.content[0];
-    out.emit({ type: 'response.output_text.done', item_id: item.id, output_index: index, content_index: 0, text: part.text, logprobs: [] });
-    out.emit({ type: 'response.content_part.done', item_id: item.id, output_index: index, content_index: 0, part: clone(part) });
+    out.emit({
+      type: 'response.output_text.done',
+      item_id: item.id,
+      output_index: index,
+      content_index: 0,
+      text: part.text,
+      logprobs: [],
+    });
+    out.emit({
+      type: 'response.content_part.done',
+      item_id: item.id,
+      output_index: index,
+      content_index: 0,
+      part: clone(part),
+    });
   } else {
-    out.emit({ type: 'response.function_call_arguments.done', item_id: item.id, output_index: index, name: item.name, arguments: item.arguments });
+    out.emit({
+      type: 'response.function_call_arguments.done',
+      item_id: item.id,
+      output_index: index,
+      name: item.name,
+      arguments: item.arguments,
+    });
   }
   const done: ResponsesOutputItem = { ...clone(item), status };
   out.emit({ type: 'response.output_item.done', output_index: index, item: clone(done) });
@@ -274,17 +389,40 @@ function closeOpen(state: ResponsesStreamState, out: Emitter, status: 'completed
 
 function openMessage(state: ResponsesStreamState, out: Emitter, generationId: string): ResponsesStreamState {
   const index = state.output.length;
-  const item: ResponsesMessageItem = { type: 'message', id: messageItemId(generationId), role: 'assistant', status: 'in_progress', content: [] };
+  const item: ResponsesMessageItem = {
+    type: 'message',
+    id: messageItemId(generationId),
+    role: 'assistant',
+    status: 'in_progress',
+    content: [],
+  };
   const part = { type: 'output_text' as const, text: '', annotations: [] };
   out.emit({ type: 'response.output_item.added', output_index: index, item: clone(item) });
-  out.emit({ type: 'response.content_part.added', item_id: item.id, output_index: index, content_index: 0, part: clone(part) });
-  return { ...state, open: { kind: 'message', outputIndex: index }, output: [...state.output, { ...item, content: [part] }] };
+  out.emit({
+    type: 'response.content_part.added',
+    item_id: item.id,
+    output_index: index,
+    content_index: 0,
+    part: clone(part),
+  });
+  return {
+    ...state,
+    open: { kind: 'message', outputIndex: index },
+    output: [...state.output, { ...item, content: [part] }],
+  };
 }
 
 function appendText(state: ResponsesStreamState, out: Emitter, text: string): ResponsesStreamState {
   const index = state.open?.outputIndex ?? -1;
   const item = state.output[index] as ResponsesMessageItem;
-  out.emit({ type: 'response.output_text.delta', item_id: item.id, output_index: index, content_index: 0, delta: text, logprobs: [] });
+  out.emit({
+    type: 'response.output_text.delta',
+    item_id: item.id,
+    output_index: index,
+    content_index: 0,
+    delta: text,
+    logprobs: [],
+  });
   const part = { ...item.content[0], text: item.content[0].text + text };
   return { ...state, output: replaceItem(state.output, index, { ...item, content: [part] }) };
 }
@@ -309,16 +447,31 @@ function applyToolDelta(
       status: 'in_progress',
     };
     out.emit({ type: 'response.output_item.added', output_index: index, item: clone(item) });
-    next = { ...next, open: { kind: 'function_call', outputIndex: index }, output: [...next.output, item], toolItems: { ...next.toolItems, [delta.index]: index } };
+    next = {
+      ...next,
+      open: { kind: 'function_call', outputIndex: index },
+      output: [...next.output, item],
+      toolItems: { ...next.toolItems, [delta.index]: index },
+    };
   }
   const args = delta.function?.arguments ?? '';
   if (args === '') return next;
   const item = next.output[index] as ResponsesFunctionCallItem;
-  out.emit({ type: 'response.function_call_arguments.delta', item_id: item.id, output_index: index, delta: args });
+  out.emit({
+    type: 'response.function_call_arguments.delta',
+    item_id: item.id,
+    output_index: index,
+    delta: args,
+  });
   return { ...next, output: replaceItem(next.output, index, { ...item, arguments: item.arguments + args }) };
 }
 
-function finish(state: ResponsesStreamState, out: Emitter, chunk: ChatCompletionChunk, finishReason: string): ResponsesStreamState {
+function finish(
+  state: ResponsesStreamState,
+  out: Emitter,
+  chunk: ChatCompletionChunk,
+  finishReason: string,
+): ResponsesStreamState {
   const { status, incomplete_details } = responsesStatus(finishReason);
   const itemStatus = status === 'completed' ? 'completed' : 'incomplete';
   let next = closeOpen(state, out, itemStatus);
@@ -335,10 +488,17 @@ function finish(state: ResponsesStreamState, out: Emitter, chunk: ChatCompletion
   return { ...next, finished: true };
 }
 
-function onChunk(state: ResponsesStreamState, out: Emitter, chunk: ChatCompletionChunk): ResponsesStreamState {
+function onChunk(
+  state: ResponsesStreamState,
+  out: Emitter,
+  chunk: ChatCompletionChunk,
+): ResponsesStreamState {
   let next = state;
   if (!next.shell) {
-    const shell = responseShell({ id: chunk.id, createdAt: chunk.created, model: chunk.model, provider: chunk.provider }, next.body);
+    const shell = responseShell(
+      { id: chunk.id, createdAt: chunk.created, model: chunk.model, provider: chunk.provider },
+      next.body,
+    );
     out.emit({ type: 'response.created', response: clone(shell) });
     out.emit({ type: 'response.in_progress', response: clone(shell) });
     next = { ...next, shell };
@@ -364,7 +524,12 @@ export function responsesStreamTranslator(body: ResponsesRequestDto): StreamTran
       if (input.kind === 'chunk') {
         next = onChunk(state, out, input.chunk);
       } else {
-        out.emit({ type: 'error', code: input.error.code, message: input.error.message, param: input.error.param });
+        out.emit({
+          type: 'error',
+          code: input.error.code,
+          message: input.error.message,
+          param: input.error.param,
+        });
         next = { ...state, finished: true };
       }
       return { state: { ...next, sequence: out.next }, events: out.events };

@@ -1,5 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { BillingContracts, DomainError, GenerationFinalStatus, GenerationFinishedEvent, TokenUsage } from '@gw/contracts';
+import {
+  BillingContracts,
+  DomainError,
+  GenerationFinalStatus,
+  GenerationFinishedEvent,
+  TokenUsage,
+} from '@gw/contracts';
 import { RpcClient } from '@gw/platform';
 import { costString } from '@gw/pricing';
 import Decimal from 'decimal.js';
@@ -27,9 +33,18 @@ export interface GenerationOutcome {
 }
 
 /** Billing refused the request itself: nothing was reserved, so there is nothing to settle. */
-const REFUSALS = new Set(['insufficient_balance', 'spending_limit_exceeded', 'invalid_request', 'forbidden', 'not_found']);
+const REFUSALS = new Set([
+  'insufficient_balance',
+  'spending_limit_exceeded',
+  'invalid_request',
+  'forbidden',
+  'not_found',
+]);
 
-export function generationFinishedEvent(generation: BilledGeneration, outcome: GenerationOutcome): GenerationFinishedEvent {
+export function generationFinishedEvent(
+  generation: BilledGeneration,
+  outcome: GenerationOutcome,
+): GenerationFinishedEvent {
   const { principal } = generation;
   const apiKey = principal.kind === 'api_key' ? principal : null;
   const now = Date.now();
@@ -78,13 +93,24 @@ export class GenerationBilling {
   /** Answers the amount held; a refusal (402 and the like) passes through with nothing to settle. */
   async reserve(generation: BilledGeneration, maxAmount: Decimal, minAmount: Decimal): Promise<Decimal> {
     try {
-      const reservation = await this.rpc.request(BillingContracts.reserve, reserveRequest(generation, maxAmount, minAmount));
+      const reservation = await this.rpc.request(
+        BillingContracts.reserve,
+        reserveRequest(generation, maxAmount, minAmount),
+      );
       return new Decimal(reservation.reservedAmount);
     } catch (err) {
-      const error = err instanceof DomainError ? err : new DomainError('service_unavailable', 'Billing is not available');
+      const error =
+        err instanceof DomainError ? err : new DomainError('service_unavailable', 'Billing is not available');
       // A reservation that timed out may still exist; the failed event releases it.
       if (!REFUSALS.has(error.code)) {
-        await this.finish(generation, { status: 'failed', provider: null, finishReason: null, usage: null, cost: new Decimal(0), error: { code: error.code, message: error.message } });
+        await this.finish(generation, {
+          status: 'failed',
+          provider: null,
+          finishReason: null,
+          usage: null,
+          cost: new Decimal(0),
+          error: { code: error.code, message: error.message },
+        });
       }
       throw error;
     }
@@ -94,7 +120,9 @@ export class GenerationBilling {
     try {
       await this.recorder.finished(generationFinishedEvent(generation, outcome), generation.attempts);
     } catch (err) {
-      this.logger.error(`Generation ${generation.generationId} could not be recorded: ${(err as Error).message}`);
+      this.logger.error(
+        `Generation ${generation.generationId} could not be recorded: ${(err as Error).message}`,
+      );
     }
   }
 }

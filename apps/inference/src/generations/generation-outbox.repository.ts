@@ -21,7 +21,12 @@ export class GenerationOutboxRepository {
    * other. One statement does both: it is atomic on its own and costs one round trip instead of a
    * four-step transaction on the path that answers the client.
    */
-  async saveFinished(organizationId: string, generationId: string, attempts: NewAttempt[], event: OutboxMessage): Promise<void> {
+  async saveFinished(
+    organizationId: string,
+    generationId: string,
+    attempts: NewAttempt[],
+    event: OutboxMessage,
+  ): Promise<void> {
     await this.dataSource.query(
       `WITH "attempts" AS (
          INSERT INTO "inference"."request_attempts"
@@ -35,7 +40,14 @@ export class GenerationOutboxRepository {
        )
        INSERT INTO "inference"."event_outbox" ("message_id", "organization_id", "subject", "payload")
        VALUES ($4, $2, $5, $6::jsonb)`,
-      [generationId, organizationId, JSON.stringify(attempts), event.messageId, event.subject, JSON.stringify(event.payload)],
+      [
+        generationId,
+        organizationId,
+        JSON.stringify(attempts),
+        event.messageId,
+        event.subject,
+        JSON.stringify(event.payload),
+      ],
     );
   }
 
@@ -46,7 +58,9 @@ export class GenerationOutboxRepository {
   }
 
   async countFailedPublish(organizationId: string, messageId: string): Promise<void> {
-    await this.dataSource.getRepository(EventOutboxEntity).increment({ organizationId, messageId }, 'publishAttempts', 1);
+    await this.dataSource
+      .getRepository(EventOutboxEntity)
+      .increment({ organizationId, messageId }, 'publishAttempts', 1);
   }
 
   /**

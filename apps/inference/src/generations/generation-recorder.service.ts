@@ -20,12 +20,18 @@ export class GenerationRecorder implements OnApplicationShutdown {
   ) {}
 
   async finished(event: GenerationFinishedEvent, attempts: NewAttempt[]): Promise<void> {
-    const message = { messageId: event.generationId, subject: BillingEvents.generationFinished.subject, payload: event };
+    const message = {
+      messageId: event.generationId,
+      subject: BillingEvents.generationFinished.subject,
+      payload: event,
+    };
     try {
       await this.outbox.saveFinished(event.organizationId, event.generationId, attempts, message);
     } catch (err) {
       // Without the database the outbox cannot hold the event: publishing it directly is the best left.
-      this.logger.error(`Event ${event.generationId} not stored, publishing directly: ${(err as Error).message}`);
+      this.logger.error(
+        `Event ${event.generationId} not stored, publishing directly: ${(err as Error).message}`,
+      );
       await this.events.publish(BillingEvents.generationFinished, event, event.generationId);
       return;
     }

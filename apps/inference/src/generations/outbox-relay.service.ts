@@ -44,7 +44,14 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     try {
       const rows = await this.outbox.findUnpublishedOlderThan(before, BATCH);
       for (const row of rows) {
-        if (await this.recorder.publish(row.organizationId, row.messageId, row.payload as GenerationFinishedEvent)) published++;
+        if (
+          await this.recorder.publish(
+            row.organizationId,
+            row.messageId,
+            row.payload as GenerationFinishedEvent,
+          )
+        )
+          published++;
       }
     } catch (err) {
       this.logger.warn(`Outbox relay failed: ${(err as Error).message}`);

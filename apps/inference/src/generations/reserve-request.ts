@@ -1,4 +1,9 @@
-import type { GenerationRequestType, GenerationResponseMode, Principal, ReserveCreditRequest } from '@gw/contracts';
+import type {
+  GenerationRequestType,
+  GenerationResponseMode,
+  Principal,
+  ReserveCreditRequest,
+} from '@gw/contracts';
 import type Decimal from 'decimal.js';
 import { costString } from '@gw/pricing';
 
@@ -15,7 +20,11 @@ export interface ReservedGeneration {
  * The hold asked of billing before a paid upstream call. The context travels with it so that a
  * reservation which expires unsettled is still recorded in history with its model, type and key.
  */
-export function reserveRequest(generation: ReservedGeneration, maxAmount: Decimal, minAmount: Decimal): ReserveCreditRequest {
+export function reserveRequest(
+  generation: ReservedGeneration,
+  maxAmount: Decimal,
+  minAmount: Decimal,
+): ReserveCreditRequest {
   const { principal } = generation;
   const apiKey = principal.kind === 'api_key' ? principal : null;
   return {

@@ -1,12 +1,26 @@
 import type { UpstreamChatRequest } from './upstream-chat';
 import { toAnthropicRequest } from './anthropic-wire.adapter';
 
-const request = (fields: Partial<UpstreamChatRequest> = {}): UpstreamChatRequest => ({ model: 'beta-chat', messages: [{ role: 'user', content: 'hi' }], max_tokens: 64, ...fields });
+const request = (fields: Partial<UpstreamChatRequest> = {}): UpstreamChatRequest => ({
+  model: 'beta-chat',
+  messages: [{ role: 'user', content: 'hi' }],
+  max_tokens: 64,
+  ...fields,
+});
 
 describe('toAnthropicRequest', () => {
   it.each<[string, Partial<UpstreamChatRequest>, Record<string, unknown>]>([
     ['stop as stop_sequences', { stop: ['END', '\n\nHuman:'] }, { stop_sequences: ['END', '\n\nHuman:'] }],
-    ['the system prompt apart from the turns', { messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'hi' }] }, { system: 'be brief' }],
+    [
+      'the system prompt apart from the turns',
+      {
+        messages: [
+          { role: 'system', content: 'be brief' },
+          { role: 'user', content: 'hi' },
+        ],
+      },
+      { system: 'be brief' },
+    ],
   ])('sends %s', (_label, fields, expected) => {
     expect(toAnthropicRequest(request(fields))).toMatchObject(expected);
   });

@@ -23,7 +23,10 @@ const FINISH_REASONS: Record<string, string> = {
 
 type AnthropicBlock =
   | { type: 'text'; text: string }
-  | { type: 'image'; source: { type: 'url'; url: string } | { type: 'base64'; media_type: string; data: string } }
+  | {
+      type: 'image';
+      source: { type: 'url'; url: string } | { type: 'base64'; media_type: string; data: string };
+    }
   | { type: 'tool_use'; id: string; name: string; input: unknown }
   | { type: 'tool_result'; tool_use_id: string; content: string };
 
@@ -50,13 +53,23 @@ export class AnthropicWireAdapter implements ChatAdapter {
   constructor(private readonly http: UpstreamHttp) {}
 
   async complete(call: ChatAdapterCall): Promise<UpstreamCompletion> {
-    const response = await this.http.post(this.url(call), this.headers(call), toAnthropicRequest(call.request), call.signal);
+    const response = await this.http.post(
+      this.url(call),
+      this.headers(call),
+      toAnthropicRequest(call.request),
+      call.signal,
+    );
     const body = await this.http.json<AnthropicResponse>(response);
-    if (!Array.isArray(body.content)) throw new UpstreamFailure('protocol', 'Upstream answered without content');
+    if (!Array.isArray(body.content))
+      throw new UpstreamFailure('protocol', 'Upstream answered without content');
     const text = body.content.filter((b) => b.type === 'text').map((b) => b.text ?? '');
     const toolCalls: ChatToolCallDto[] = body.content
       .filter((b) => b.type === 'tool_use')
-      .map((b) => ({ id: b.id ?? '', type: 'function', function: { name: b.name ?? '', arguments: JSON.stringify(b.input ?? {}) } }));
+      .map((b) => ({
+        id: b.id ?? '',
+        type: 'function',
+        function: { name: b.name ?? '', arguments: JSON.stringify(b.input ?? {}) },
+      }));
     return {
       content: text.length > 0 ? text.join('') : toolCalls.length > 0 ? null : '',
       toolCalls,
@@ -84,13 +97,29 @@ export class AnthropicWireAdapter implements ChatAdapter {
           if (data.content_block?.type === 'tool_use') {
             const index = toolIndexByBlock.size;
             toolIndexByBlock.set(data.index ?? 0, index);
-            yield { toolCalls: [{ index, id: data.content_block.id, type: 'function', function: { name: data.content_block.name, arguments: '' } }] };
+            yield {
+              toolCalls: [
+                {
+                  index,
+                  id: data.content_block.id,
+                  type: 'function',
+                  function: { name: data.content_block.name, arguments: '' },
+                },
+              ],
+            };
           }
           break;
         case 'content_block_delta':
           if (data.delta?.type === 'text_delta' && data.delta.text) yield { content: data.delta.text };
           if (data.delta?.type === 'input_json_delta' && data.delta.partial_json) {
-            yield { toolCalls: [{ index: toolIndexByBlock.get(data.index ?? 0) ?? 0, function: { arguments: data.delta.partial_json } }] };
+            yield {
+              toolCalls: [
+                {
+                  index: toolIndexByBlock.get(data.index ?? 0) ?? 0,
+                  function: { arguments: data.delta.partial_json },
+                },
+              ],
+            };
           }
           break;
         case 'message_delta': {
@@ -102,7 +131,10 @@ export class AnthropicWireAdapter implements ChatAdapter {
           stopped = true;
           break;
         case 'error':
-          throw new UpstreamFailure('protocol', `Upstream stream failed: ${data.error?.message ?? 'unknown error'}`);
+          throw new UpstreamFailure(
+            'protocol',
+            `Upstream stream failed: ${data.error?.message ?? 'unknown error'}`,
+          );
       }
       if (stopped) break;
     }
@@ -196,18 +228,27 @@ function toolChoice(choice: NonNullable<UpstreamChatRequest['tool_choice']>): Re
 }
 
 function toBlocks(message: ChatMessageDto): AnthropicBlock[] {
-  if (message.role === 'tool') return [{ type: 'tool_result', tool_use_id: message.tool_call_id ?? '', content: textOf(message.content) }];
+  if (message.role === 'tool')
+    return [
+      { type: 'tool_result', tool_use_id: message.tool_call_id ?? '', content: textOf(message.content) },
+    ];
   const blocks: AnthropicBlock[] = [];
   if (typeof message.content === 'string') {
     if (message.content !== '') blocks.push({ type: 'text', text: message.content });
   } else if (Array.isArray(message.content)) {
     for (const part of message.content) {
       if (part.type === 'text' && 'text' in part) blocks.push({ type: 'text', text: part.text });
-      if (part.type === 'image_url' && 'image_url' in part) blocks.push({ type: 'image', source: imageSource(part.image_url.url) });
+      if (part.type === 'image_url' && 'image_url' in part)
+        blocks.push({ type: 'image', source: imageSource(part.image_url.url) });
     }
   }
   for (const call of message.tool_calls ?? []) {
-    blocks.push({ type: 'tool_use', id: call.id, name: call.function.name, input: parseArguments(call.function.arguments) });
+    blocks.push({
+      type: 'tool_use',
+      id: call.id,
+      name: call.function.name,
+      input: parseArguments(call.function.arguments),
+    });
   }
   return blocks.length > 0 ? blocks : [{ type: 'text', text: '' }];
 }

@@ -1,5 +1,12 @@
 import type { ChatToolCallDto } from '@gw/dto';
-import { ChatAdapter, ChatAdapterCall, UpstreamCompletion, UpstreamFailure, UpstreamStreamEvent, UpstreamUsage } from './upstream-chat';
+import {
+  ChatAdapter,
+  ChatAdapterCall,
+  UpstreamCompletion,
+  UpstreamFailure,
+  UpstreamStreamEvent,
+  UpstreamUsage,
+} from './upstream-chat';
 import { UpstreamHttp } from './upstream-http';
 
 interface OpenAiUsage {
@@ -10,12 +17,18 @@ interface OpenAiUsage {
 }
 
 interface OpenAiCompletion {
-  choices?: Array<{ message?: { content?: string | null; tool_calls?: ChatToolCallDto[] }; finish_reason?: string | null }>;
+  choices?: Array<{
+    message?: { content?: string | null; tool_calls?: ChatToolCallDto[] };
+    finish_reason?: string | null;
+  }>;
   usage?: OpenAiUsage | null;
 }
 
 interface OpenAiChunk {
-  choices?: Array<{ delta?: { content?: string | null; tool_calls?: UpstreamStreamEvent['toolCalls'] }; finish_reason?: string | null }>;
+  choices?: Array<{
+    delta?: { content?: string | null; tool_calls?: UpstreamStreamEvent['toolCalls'] };
+    finish_reason?: string | null;
+  }>;
   usage?: OpenAiUsage | null;
   error?: { message?: string };
 }
@@ -47,11 +60,17 @@ export class OpenAiWireAdapter implements ChatAdapter {
         break;
       }
       const chunk = parse(event.data);
-      if (chunk.error) throw new UpstreamFailure('protocol', `Upstream stream failed: ${chunk.error.message ?? 'unknown error'}`);
+      if (chunk.error)
+        throw new UpstreamFailure(
+          'protocol',
+          `Upstream stream failed: ${chunk.error.message ?? 'unknown error'}`,
+        );
       const choice = chunk.choices?.[0];
       const usage = toUsage(chunk.usage);
       yield {
-        ...(typeof choice?.delta?.content === 'string' && choice.delta.content !== '' ? { content: choice.delta.content } : {}),
+        ...(typeof choice?.delta?.content === 'string' && choice.delta.content !== ''
+          ? { content: choice.delta.content }
+          : {}),
         ...(choice?.delta?.tool_calls?.length ? { toolCalls: choice.delta.tool_calls } : {}),
         ...(choice?.finish_reason ? { finishReason: choice.finish_reason } : {}),
         ...(usage ? { usage } : {}),
@@ -78,11 +97,16 @@ function parse(data: string): OpenAiChunk {
 }
 
 function toUsage(usage: OpenAiUsage | null | undefined): UpstreamUsage | null {
-  if (!usage || typeof usage.prompt_tokens !== 'number' || typeof usage.completion_tokens !== 'number') return null;
+  if (!usage || typeof usage.prompt_tokens !== 'number' || typeof usage.completion_tokens !== 'number')
+    return null;
   return {
     prompt_tokens: usage.prompt_tokens,
     completion_tokens: usage.completion_tokens,
-    ...(usage.completion_tokens_details?.reasoning_tokens ? { reasoning_tokens: usage.completion_tokens_details.reasoning_tokens } : {}),
-    ...(usage.prompt_tokens_details?.cached_tokens ? { cached_prompt_tokens: usage.prompt_tokens_details.cached_tokens } : {}),
+    ...(usage.completion_tokens_details?.reasoning_tokens
+      ? { reasoning_tokens: usage.completion_tokens_details.reasoning_tokens }
+      : {}),
+    ...(usage.prompt_tokens_details?.cached_tokens
+      ? { cached_prompt_tokens: usage.prompt_tokens_details.cached_tokens }
+      : {}),
   };
 }

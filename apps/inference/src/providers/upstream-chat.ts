@@ -69,7 +69,8 @@ export class UpstreamFailure extends Error {
 
   get retryable(): boolean {
     if (this.kind === 'connect' || this.kind === 'timeout') return true;
-    if (this.kind === 'status') return this.httpStatus === 429 || this.httpStatus === 408 || (this.httpStatus ?? 0) >= 500;
+    if (this.kind === 'status')
+      return this.httpStatus === 429 || this.httpStatus === 408 || (this.httpStatus ?? 0) >= 500;
     return false;
   }
 }

@@ -13,20 +13,40 @@ export class UpstreamHttp implements OnApplicationShutdown {
   private closing: Promise<void> | null = null;
 
   constructor(private readonly timeoutMs: number) {
-    this.agent = new Agent({ keepAliveTimeout: 30_000, connections: 128, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+    this.agent = new Agent({
+      keepAliveTimeout: 30_000,
+      connections: 128,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    });
   }
 
   /** POSTs JSON; resolves with a 2xx response, otherwise throws UpstreamFailure (after draining the body). */
-  post(url: string, headers: Record<string, string>, body: unknown, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
+  post(
+    url: string,
+    headers: Record<string, string>,
+    body: unknown,
+    signal: AbortSignal,
+  ): Promise<Dispatcher.ResponseData> {
     return this.send(url, { 'content-type': 'application/json', ...headers }, JSON.stringify(body), signal);
   }
 
   /** POSTs multipart form data (undici writes its content type and boundary); answers as `post` does. */
-  postForm(url: string, headers: Record<string, string>, form: FormData, signal?: AbortSignal): Promise<Dispatcher.ResponseData> {
+  postForm(
+    url: string,
+    headers: Record<string, string>,
+    form: FormData,
+    signal?: AbortSignal,
+  ): Promise<Dispatcher.ResponseData> {
     return this.send(url, headers, form, signal);
   }
 
-  private async send(url: string, headers: Record<string, string>, body: string | FormData, signal: AbortSignal | undefined): Promise<Dispatcher.ResponseData> {
+  private async send(
+    url: string,
+    headers: Record<string, string>,
+    body: string | FormData,
+    signal: AbortSignal | undefined,
+  ): Promise<Dispatcher.ResponseData> {
     let response: Dispatcher.ResponseData;
     try {
       response = await request(url, {
@@ -43,7 +63,11 @@ export class UpstreamHttp implements OnApplicationShutdown {
     }
     if (response.statusCode < 200 || response.statusCode >= 300) {
       const text = await response.body.text().catch(() => '');
-      throw new UpstreamFailure('status', `Upstream answered ${response.statusCode}: ${text.slice(0, 300)}`, response.statusCode);
+      throw new UpstreamFailure(
+        'status',
+        `Upstream answered ${response.statusCode}: ${text.slice(0, 300)}`,
+        response.statusCode,
+      );
     }
     return response;
   }
@@ -52,7 +76,9 @@ export class UpstreamHttp implements OnApplicationShutdown {
     try {
       return (await response.body.json()) as T;
     } catch (err) {
-      throw err instanceof SyntaxError ? new UpstreamFailure('protocol', 'Upstream answered invalid JSON') : toUpstreamFailure(err);
+      throw err instanceof SyntaxError
+        ? new UpstreamFailure('protocol', 'Upstream answered invalid JSON')
+        : toUpstreamFailure(err);
     }
   }
 
@@ -86,11 +112,16 @@ export class UpstreamHttp implements OnApplicationShutdown {
 
 export function toUpstreamFailure(err: unknown): UpstreamFailure {
   if (err instanceof UpstreamFailure) return err;
-  if (err instanceof errors.HeadersTimeoutError || err instanceof errors.BodyTimeoutError || err instanceof errors.ConnectTimeoutError) {
+  if (
+    err instanceof errors.HeadersTimeoutError ||
+    err instanceof errors.BodyTimeoutError ||
+    err instanceof errors.ConnectTimeoutError
+  ) {
     return new UpstreamFailure('timeout', 'Upstream did not answer in time');
   }
   const name = (err as Error)?.name;
-  if (name === 'AbortError' || err instanceof errors.RequestAbortedError) return new UpstreamFailure('aborted', 'Request cancelled');
+  if (name === 'AbortError' || err instanceof errors.RequestAbortedError)
+    return new UpstreamFailure('aborted', 'Request cancelled');
   const code = (err as { code?: string })?.code ?? (err as { cause?: { code?: string } })?.cause?.code;
   const message = (err as Error)?.message ?? String(err);
   if (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || err instanceof errors.SocketError) {

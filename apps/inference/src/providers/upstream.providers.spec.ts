@@ -32,12 +32,39 @@ describe('upstreamProviders', () => {
     await moduleRef.close();
     const signal = new AbortController().signal;
     const calls = [
-      moduleRef.get(ChatAdapters).for('openai').complete({ baseUrl: NOWHERE, apiKey: null, request: { model: 'm', messages: [], max_tokens: 1 }, signal }),
-      moduleRef.get(ChatAdapters).for('anthropic').complete({ baseUrl: NOWHERE, apiKey: null, request: { model: 'm', messages: [], max_tokens: 1 }, signal }),
-      moduleRef.get(OpenAiEmbeddingsAdapter).embed({ baseUrl: NOWHERE, apiKey: null, request: { model: 'm', input: ['x'] }, signal }),
+      moduleRef
+        .get(ChatAdapters)
+        .for('openai')
+        .complete({
+          baseUrl: NOWHERE,
+          apiKey: null,
+          request: { model: 'm', messages: [], max_tokens: 1 },
+          signal,
+        }),
+      moduleRef
+        .get(ChatAdapters)
+        .for('anthropic')
+        .complete({
+          baseUrl: NOWHERE,
+          apiKey: null,
+          request: { model: 'm', messages: [], max_tokens: 1 },
+          signal,
+        }),
+      moduleRef
+        .get(OpenAiEmbeddingsAdapter)
+        .embed({ baseUrl: NOWHERE, apiKey: null, request: { model: 'm', input: ['x'] }, signal }),
       moduleRef
         .get(TranscriptionUpstream)
-        .transcribe({ baseUrl: NOWHERE, apiKey: null, upstreamModel: 'm', audio: Buffer.from('x'), filename: 'a.wav', mimeType: 'audio/wav', params: {}, upstreamFormat: 'json' }),
+        .transcribe({
+          baseUrl: NOWHERE,
+          apiKey: null,
+          upstreamModel: 'm',
+          audio: Buffer.from('x'),
+          filename: 'a.wav',
+          mimeType: 'audio/wav',
+          params: {},
+          upstreamFormat: 'json',
+        }),
     ];
     for (const call of calls) await expect(call).rejects.toThrow(/client is (closed|destroyed)/);
   });

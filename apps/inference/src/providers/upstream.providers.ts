@@ -11,8 +11,20 @@ import { UpstreamHttp } from './upstream-http';
 export function upstreamProviders(upstreamTimeoutMs: number): Provider[] {
   return [
     { provide: UpstreamHttp, useFactory: () => new UpstreamHttp(upstreamTimeoutMs) },
-    { provide: ChatAdapters, useFactory: (http: UpstreamHttp) => new ChatAdapters(http), inject: [UpstreamHttp] },
-    { provide: OpenAiEmbeddingsAdapter, useFactory: (http: UpstreamHttp) => new OpenAiEmbeddingsAdapter(http), inject: [UpstreamHttp] },
-    { provide: TranscriptionUpstream, useFactory: (http: UpstreamHttp) => new TranscriptionUpstream(http), inject: [UpstreamHttp] },
+    {
+      provide: ChatAdapters,
+      useFactory: (http: UpstreamHttp) => new ChatAdapters(http),
+      inject: [UpstreamHttp],
+    },
+    {
+      provide: OpenAiEmbeddingsAdapter,
+      useFactory: (http: UpstreamHttp) => new OpenAiEmbeddingsAdapter(http),
+      inject: [UpstreamHttp],
+    },
+    {
+      provide: TranscriptionUpstream,
+      useFactory: (http: UpstreamHttp) => new TranscriptionUpstream(http),
+      inject: [UpstreamHttp],
+    },
   ];
 }

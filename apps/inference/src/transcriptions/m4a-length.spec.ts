@@ -3,11 +3,31 @@ import { m4aLength } from './m4a-length';
 
 describe('m4aLength', () => {
   it.each<[string, Parameters<typeof m4aFile>[0], number | null]>([
-    ['a version 0 movie header after the media data', { timescale: 44_100, duration: 44_100 * 40, audioBytes: 1_000 }, 40],
-    ['a version 1 (64-bit) movie header', { timescale: 1_000, duration: 12_345, audioBytes: 1_000, wide: true }, 12.345],
-    ['a fragmented file by its mehd', { timescale: 1_000, duration: 0, fragmentDuration: 31_000, audioBytes: 1_000 }, 31],
-    ['nothing for a fragmented file without mehd', { timescale: 1_000, duration: 0, audioBytes: 1_000 }, null],
-    ['nothing for an unknown (all ones) duration', { timescale: 1_000, duration: 0xffffffff, audioBytes: 1_000 }, null],
+    [
+      'a version 0 movie header after the media data',
+      { timescale: 44_100, duration: 44_100 * 40, audioBytes: 1_000 },
+      40,
+    ],
+    [
+      'a version 1 (64-bit) movie header',
+      { timescale: 1_000, duration: 12_345, audioBytes: 1_000, wide: true },
+      12.345,
+    ],
+    [
+      'a fragmented file by its mehd',
+      { timescale: 1_000, duration: 0, fragmentDuration: 31_000, audioBytes: 1_000 },
+      31,
+    ],
+    [
+      'nothing for a fragmented file without mehd',
+      { timescale: 1_000, duration: 0, audioBytes: 1_000 },
+      null,
+    ],
+    [
+      'nothing for an unknown (all ones) duration',
+      { timescale: 1_000, duration: 0xffffffff, audioBytes: 1_000 },
+      null,
+    ],
   ])('states %s', (_label, fields, seconds) => {
     expect(m4aLength(m4aFile(fields))).toEqual(seconds === null ? null : { seconds, exact: false });
   });
@@ -25,9 +45,21 @@ describe('m4aLength', () => {
 
   it.each<[string, Buffer, RegExp]>([
     ['a timescale of 0', m4aFile({ timescale: 0, duration: 1_000, audioBytes: 100 }), /timescale of 0/],
-    ['no moov box', m4aFile({ timescale: 1_000, duration: 1_000, audioBytes: 100 }).subarray(0, 24 + 108), /no movie box/],
-    ['a movie header cut short', m4aFile({ timescale: 1_000, duration: 1_000, audioBytes: 0 }).subarray(0, 24 + 8 + 8 + 8 + 10), /no complete movie header/],
+    [
+      'no moov box',
+      m4aFile({ timescale: 1_000, duration: 1_000, audioBytes: 100 }).subarray(0, 24 + 108),
+      /no movie box/,
+    ],
+    [
+      'a movie header cut short',
+      m4aFile({ timescale: 1_000, duration: 1_000, audioBytes: 0 }).subarray(0, 24 + 8 + 8 + 8 + 10),
+      /no complete movie header/,
+    ],
   ])('refuses %s on file', (_label, bytes, message) => {
-    expect(audioRefusal(() => m4aLength(bytes))).toEqual({ code: 'invalid_request', param: 'file', message: expect.stringMatching(message) });
+    expect(audioRefusal(() => m4aLength(bytes))).toEqual({
+      code: 'invalid_request',
+      param: 'file',
+      message: expect.stringMatching(message),
+    });
   });
 });

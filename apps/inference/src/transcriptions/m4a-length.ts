@@ -10,7 +10,7 @@ interface Box {
 /** The boxes laid end to end between `start` and `end`; a size that cannot be (below its own header) ends the list. */
 function boxes(bytes: Buffer, start: number, end: number): Box[] {
   const found: Box[] = [];
-  for (let offset = start; offset + 8 <= end; ) {
+  for (let offset = start; offset + 8 <= end;) {
     const size32 = bytes.readUInt32BE(offset);
     const type = bytes.toString('latin1', offset + 4, offset + 8);
     let header = 8;
@@ -51,9 +51,11 @@ export function m4aLength(bytes: Buffer): StatedLength | null {
   if (!movie) throw invalidAudio('The M4A file has no movie box (moov)');
   const children = boxes(bytes, movie.start, movie.end);
   const header = children.find((box) => box.type === 'mvhd');
-  if (!header || header.end - header.start < 20) throw invalidAudio('The M4A file has no complete movie header (mvhd)');
+  if (!header || header.end - header.start < 20)
+    throw invalidAudio('The M4A file has no complete movie header (mvhd)');
   const wide = bytes[header.start] === 1;
-  if (wide && header.end - header.start < 32) throw invalidAudio('The M4A file has no complete movie header (mvhd)');
+  if (wide && header.end - header.start < 32)
+    throw invalidAudio('The M4A file has no complete movie header (mvhd)');
   // After version and flags: creation and modification times, then the timescale and the duration.
   const timescale = bytes.readUInt32BE(header.start + (wide ? 20 : 12));
   if (timescale === 0) throw invalidAudio('The M4A movie header states a timescale of 0');
@@ -65,7 +67,8 @@ export function m4aLength(bytes: Buffer): StatedLength | null {
 /** `moov/mvex/mehd`'s fragment duration, in the movie's timescale; 0 when absent. */
 function fragmentDuration(bytes: Buffer, movieChildren: Box[]): number {
   const movieExtends = movieChildren.find((box) => box.type === 'mvex');
-  const header = movieExtends && boxes(bytes, movieExtends.start, movieExtends.end).find((box) => box.type === 'mehd');
+  const header =
+    movieExtends && boxes(bytes, movieExtends.start, movieExtends.end).find((box) => box.type === 'mehd');
   if (!header) return 0;
   const wide = bytes[header.start] === 1;
   if (header.end - header.start < (wide ? 12 : 8)) return 0;

@@ -9,7 +9,11 @@ const BITRATES = {
   v2l23: [8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160],
 };
 /** Hz by sample rate index 0–2, by the version bits (0: MPEG-2.5, 2: MPEG-2, 3: MPEG-1). */
-const SAMPLE_RATES: Record<number, number[]> = { 0: [11_025, 12_000, 8_000], 2: [22_050, 24_000, 16_000], 3: [44_100, 48_000, 32_000] };
+const SAMPLE_RATES: Record<number, number[]> = {
+  0: [11_025, 12_000, 8_000],
+  2: [22_050, 24_000, 16_000],
+  3: [44_100, 48_000, 32_000],
+};
 
 export interface MpegFrame {
   bytes: number;
@@ -24,20 +28,32 @@ export function mpegFrameAt(bytes: Buffer, offset: number): MpegFrame | null {
   const bitrateIndex = bytes[offset + 2] >> 4;
   const rateIndex = (bytes[offset + 2] >> 2) & 0x03;
   const padding = (bytes[offset + 2] >> 1) & 0x01;
-  if (version === 1 || layer === 4 || bitrateIndex === 0 || bitrateIndex === 15 || rateIndex === 3) return null;
+  if (version === 1 || layer === 4 || bitrateIndex === 0 || bitrateIndex === 15 || rateIndex === 3)
+    return null;
   const mpeg1 = version === 3;
-  const table = mpeg1 ? [BITRATES.v1l1, BITRATES.v1l2, BITRATES.v1l3][layer - 1] : layer === 1 ? BITRATES.v2l1 : BITRATES.v2l23;
+  const table = mpeg1
+    ? [BITRATES.v1l1, BITRATES.v1l2, BITRATES.v1l3][layer - 1]
+    : layer === 1
+      ? BITRATES.v2l1
+      : BITRATES.v2l23;
   const bitrate = table[bitrateIndex - 1] * 1000;
   const sampleRate = SAMPLE_RATES[version][rateIndex];
   const samples = layer === 1 ? 384 : layer === 3 && !mpeg1 ? 576 : 1152;
-  const length = layer === 1 ? (Math.floor((12 * bitrate) / sampleRate) + padding) * 4 : Math.floor((samples / 8) * bitrate / sampleRate) + padding;
+  const length =
+    layer === 1
+      ? (Math.floor((12 * bitrate) / sampleRate) + padding) * 4
+      : Math.floor(((samples / 8) * bitrate) / sampleRate) + padding;
   return { bytes: length, seconds: samples / sampleRate };
 }
 
 /** An ID3v2 tag's whole length (header, body, footer) at `offset`, or 0. */
 function id3v2Length(bytes: Buffer, offset: number): number {
   if (offset + 10 > bytes.length || bytes.toString('latin1', offset, offset + 3) !== 'ID3') return 0;
-  const size = ((bytes[offset + 6] & 0x7f) << 21) | ((bytes[offset + 7] & 0x7f) << 14) | ((bytes[offset + 8] & 0x7f) << 7) | (bytes[offset + 9] & 0x7f);
+  const size =
+    ((bytes[offset + 6] & 0x7f) << 21) |
+    ((bytes[offset + 7] & 0x7f) << 14) |
+    ((bytes[offset + 8] & 0x7f) << 7) |
+    (bytes[offset + 9] & 0x7f);
   const footer = bytes[offset + 5] & 0x10 ? 10 : 0;
   return 10 + size + footer;
 }

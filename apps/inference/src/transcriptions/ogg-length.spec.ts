@@ -21,13 +21,20 @@ describe('oggLength', () => {
     mapping[27] = 16_000 >> 12;
     mapping[28] = (16_000 >> 4) & 0xff;
     mapping[29] = (16_000 & 0x0f) << 4;
-    const bytes = Buffer.concat([oggPage(7, 0, 0n, mapping, 0x02), oggPage(7, 1, 32_000n, Buffer.alloc(4_000))]);
+    const bytes = Buffer.concat([
+      oggPage(7, 0, 0n, mapping, 0x02),
+      oggPage(7, 1, 32_000n, Buffer.alloc(4_000)),
+    ]);
     expect(oggLength(bytes)).toEqual({ seconds: 2, exact: false });
   });
 
   it('skips pages where no packet ends and pages of other streams', () => {
     const file = oggFile({ seconds: 3, audioBytes: 8_000 });
-    const bytes = Buffer.concat([file, oggPage(0x1234, 9, NO_GRANULE, Buffer.alloc(100)), oggPage(0x9999, 0, 48_000n * 1_000n, Buffer.alloc(100))]);
+    const bytes = Buffer.concat([
+      file,
+      oggPage(0x1234, 9, NO_GRANULE, Buffer.alloc(100)),
+      oggPage(0x9999, 0, 48_000n * 1_000n, Buffer.alloc(100)),
+    ]);
     expect(oggLength(bytes)?.seconds).toBeCloseTo(3, 6);
   });
 
@@ -39,11 +46,15 @@ describe('oggLength', () => {
 
   it('states nothing for a codec without a known clock', () => {
     const theora = Buffer.from('\x80theora and the rest of a video header', 'latin1');
-    expect(oggLength(Buffer.concat([oggPage(1, 0, 0n, theora, 0x02), oggPage(1, 1, 1_000n, Buffer.alloc(100))]))).toBeNull();
+    expect(
+      oggLength(Buffer.concat([oggPage(1, 0, 0n, theora, 0x02), oggPage(1, 1, 1_000n, Buffer.alloc(100))])),
+    ).toBeNull();
   });
 
   it('refuses a stream stating a sample rate of 0 on file', () => {
-    expect(audioRefusal(() => oggLength(oggFile({ seconds: 1, codec: 'vorbis', sampleRate: 0, audioBytes: 100 })))).toEqual({
+    expect(
+      audioRefusal(() => oggLength(oggFile({ seconds: 1, codec: 'vorbis', sampleRate: 0, audioBytes: 100 }))),
+    ).toEqual({
       code: 'invalid_request',
       param: 'file',
       message: 'The Ogg stream states a sample rate of 0',

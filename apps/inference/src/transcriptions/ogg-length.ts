@@ -22,10 +22,12 @@ function granuleClock(packet: Buffer): GranuleClock | null {
     return { rate, preSkip };
   };
   if (text(0, 8) === 'OpusHead' && packet.length >= 12) return clock(48_000, packet.readUInt16LE(10));
-  if (packet[0] === 0x01 && text(1, 7) === 'vorbis' && packet.length >= 16) return clock(packet.readUInt32LE(12));
+  if (packet[0] === 0x01 && text(1, 7) === 'vorbis' && packet.length >= 16)
+    return clock(packet.readUInt32LE(12));
   if (text(0, 8) === 'Speex   ' && packet.length >= 40) return clock(packet.readUInt32LE(36));
   // The FLAC mapping header (13 bytes) and a metadata block header (4) come before STREAMINFO.
-  if (packet[0] === 0x7f && text(1, 5) === 'FLAC' && text(9, 13) === 'fLaC') return clock(streamInfo(packet, 17).sampleRate);
+  if (packet[0] === 0x7f && text(1, 5) === 'FLAC' && text(9, 13) === 'fLaC')
+    return clock(streamInfo(packet, 17).sampleRate);
   return null;
 }
 

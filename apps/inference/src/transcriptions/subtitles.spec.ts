@@ -19,7 +19,9 @@ describe('timestamp', () => {
 
 describe('renderSrt', () => {
   it('numbers the cues from 1 with commas before milliseconds', () => {
-    expect(renderSrt(segments)).toBe('1\n00:00:00,000 --> 00:00:02,500\nHello there.\n\n2\n00:00:02,500 --> 01:01:01,002\nGeneral Kenobi.\n');
+    expect(renderSrt(segments)).toBe(
+      '1\n00:00:00,000 --> 00:00:02,500\nHello there.\n\n2\n00:00:02,500 --> 01:01:01,002\nGeneral Kenobi.\n',
+    );
   });
 
   it('is empty without segments', () => {
@@ -29,7 +31,9 @@ describe('renderSrt', () => {
 
 describe('renderVtt', () => {
   it('starts with the WEBVTT header and uses dots before milliseconds', () => {
-    expect(renderVtt(segments)).toBe('WEBVTT\n\n00:00:00.000 --> 00:00:02.500\nHello there.\n\n00:00:02.500 --> 01:01:01.002\nGeneral Kenobi.\n');
+    expect(renderVtt(segments)).toBe(
+      'WEBVTT\n\n00:00:00.000 --> 00:00:02.500\nHello there.\n\n00:00:02.500 --> 01:01:01.002\nGeneral Kenobi.\n',
+    );
   });
 
   it('is the header alone without segments', () => {

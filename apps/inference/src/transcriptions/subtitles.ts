@@ -16,12 +16,18 @@ export function timestamp(seconds: number, separator: ',' | '.'): string {
 /** SubRip: numbered cues from 1, comma before the milliseconds, a blank line after each cue. */
 export function renderSrt(segments: Timed[]): string {
   return segments
-    .map((segment, i) => `${i + 1}\n${timestamp(segment.start, ',')} --> ${timestamp(segment.end, ',')}\n${segment.text.trim()}\n`)
+    .map(
+      (segment, i) =>
+        `${i + 1}\n${timestamp(segment.start, ',')} --> ${timestamp(segment.end, ',')}\n${segment.text.trim()}\n`,
+    )
     .join('\n');
 }
 
 /** WebVTT: the `WEBVTT` header, dot before the milliseconds. */
 export function renderVtt(segments: Timed[]): string {
-  const cues = segments.map((segment) => `${timestamp(segment.start, '.')} --> ${timestamp(segment.end, '.')}\n${segment.text.trim()}\n`);
+  const cues = segments.map(
+    (segment) =>
+      `${timestamp(segment.start, '.')} --> ${timestamp(segment.end, '.')}\n${segment.text.trim()}\n`,
+  );
   return ['WEBVTT\n', ...cues].join('\n');
 }

@@ -6,8 +6,8 @@ describe('billedDuration', () => {
   const mp3 = { lower: 0.4, upper: 16 };
 
   it.each<[string, Partial<UpstreamTranscription>, { lower: number; upper: number }, number]>([
-    ['the provider\'s duration', { duration: 1.5 }, mp3, 1.5],
-    ['the provider\'s usage seconds without a duration', { usage: { type: 'duration', seconds: 3 } }, mp3, 3],
+    ["the provider's duration", { duration: 1.5 }, mp3, 1.5],
+    ["the provider's usage seconds without a duration", { usage: { type: 'duration', seconds: 3 } }, mp3, 3],
     ['at most what the file can hold, when the provider reports more', { duration: 32_000 }, wav, 2],
     ['the shortest the file can be when the provider reports nothing', {}, mp3, 0.4],
     ['the exact length when the provider reports nothing', {}, wav, 2],

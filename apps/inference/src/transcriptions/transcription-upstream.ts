@@ -36,9 +36,15 @@ export class TranscriptionUpstream {
 
   async transcribe(call: UpstreamTranscriptionCall): Promise<UpstreamTranscription> {
     const headers: Record<string, string> = call.apiKey ? { authorization: `Bearer ${call.apiKey}` } : {};
-    const response = await this.http.postForm(`${call.baseUrl}/audio/transcriptions`, headers, upstreamForm(call), call.signal);
+    const response = await this.http.postForm(
+      `${call.baseUrl}/audio/transcriptions`,
+      headers,
+      upstreamForm(call),
+      call.signal,
+    );
     const body = await this.http.json<UpstreamTranscription>(response);
-    if (typeof body?.text !== 'string') throw new UpstreamFailure('protocol', 'Upstream answered a transcription without text');
+    if (typeof body?.text !== 'string')
+      throw new UpstreamFailure('protocol', 'Upstream answered a transcription without text');
     return body;
   }
 }
@@ -60,6 +66,7 @@ export function upstreamForm(call: UpstreamTranscriptionCall): FormData {
   }
   for (const item of params.include ?? []) form.append('include[]', item);
   for (const name of params.known_speaker_names ?? []) form.append('known_speaker_names[]', name);
-  for (const reference of params.known_speaker_references ?? []) form.append('known_speaker_references[]', reference);
+  for (const reference of params.known_speaker_references ?? [])
+    form.append('known_speaker_references[]', reference);
   return form;
 }

@@ -37,7 +37,10 @@ interface Transcription {
   attempts: NewAttempt[];
 }
 
-type Outcome = Pick<GenerationFinishedEvent, 'status' | 'provider' | 'error'> & { cost: Decimal; finishedOutputAt: number | null };
+type Outcome = Pick<GenerationFinishedEvent, 'status' | 'provider' | 'error'> & {
+  cost: Decimal;
+  finishedOutputAt: number | null;
+};
 
 /**
  * One transcription: resolve the model, reserve the cost of the longest the audio can be, call the
@@ -56,7 +59,8 @@ export class TranscriptionService {
     const model = this.model(message.params.model);
     const audio = Buffer.from(message.audio.base64, 'base64');
     // The gateway checked the content already; a message from elsewhere must not reach a provider unchecked.
-    if (detectAudioFormat(audio) !== message.audio.format) throw new DomainError('invalid_request', 'The file is not audio in a supported format', 'file');
+    if (detectAudioFormat(audio) !== message.audio.format)
+      throw new DomainError('invalid_request', 'The file is not audio in a supported format', 'file');
     // Read before any rule or reservation: a file contradicting itself is refused here.
     const duration = audioDuration(audio, message.audio.format);
     const capabilities = transcriptionCapabilities(model.entry);
@@ -74,13 +78,29 @@ export class TranscriptionService {
           filename: message.audio.filename,
           mimeType: MIME_TYPES[message.audio.format],
           params: message.params,
-          upstreamFormat: capabilities.diarizing ? 'diarized_json' : message.params.include?.length ? 'json' : 'verbose_json',
+          upstreamFormat: capabilities.diarizing
+            ? 'diarized_json'
+            : message.params.include?.length
+              ? 'json'
+              : 'verbose_json',
         });
         transcription.attempts.push(attempt(route, transcription.attempts.length + 1, started, null));
         const billed = billedDuration(upstream, duration);
         const cost = this.cost(route, billed, transcription.reserved);
-        await this.finish(transcription, { status: 'completed', provider: route.name, error: null, cost, finishedOutputAt: Date.now() });
-        return transcriptionReply(transcription.id, model.entry.id, message.params, upstream, transcriptionUsage(billed, cost));
+        await this.finish(transcription, {
+          status: 'completed',
+          provider: route.name,
+          error: null,
+          cost,
+          finishedOutputAt: Date.now(),
+        });
+        return transcriptionReply(
+          transcription.id,
+          model.entry.id,
+          message.params,
+          upstream,
+          transcriptionUsage(billed, cost),
+        );
       } catch (err) {
         failure = toUpstreamFailure(err);
         transcription.attempts.push(attempt(route, transcription.attempts.length + 1, started, failure));
@@ -89,7 +109,13 @@ export class TranscriptionService {
     }
     const error = upstreamDomainError(failure);
     const provider = transcription.attempts.at(-1)?.provider ?? null;
-    await this.finish(transcription, { status: 'failed', provider, error: { code: error.code, message: error.message }, cost: new Decimal(0), finishedOutputAt: null });
+    await this.finish(transcription, {
+      status: 'failed',
+      provider,
+      error: { code: error.code, message: error.message },
+      cost: new Decimal(0),
+      finishedOutputAt: null,
+    });
     throw error;
   }
 
@@ -104,11 +130,26 @@ export class TranscriptionService {
   }
 
   /** Holds the cost of the longest the audio can be on the dearest provider; at least that of the shortest on the cheapest. */
-  private async reserve(message: TranscriptionRpcMessageDto, model: CatalogueModel, duration: AudioDuration): Promise<Transcription> {
-    const transcription: Transcription = { id: message.generationId ?? `gen-${randomUUID()}`, message, model, startedAt: new Date(), reserved: new Decimal(0), attempts: [] };
+  private async reserve(
+    message: TranscriptionRpcMessageDto,
+    model: CatalogueModel,
+    duration: AudioDuration,
+  ): Promise<Transcription> {
+    const transcription: Transcription = {
+      id: message.generationId ?? `gen-${randomUUID()}`,
+      message,
+      model,
+      startedAt: new Date(),
+      reserved: new Decimal(0),
+      attempts: [],
+    };
     const maxAmount = Decimal.max(...model.routes.map((route) => sttCost(route.pricing, duration.upper)));
     const minAmount = Decimal.min(...model.routes.map((route) => sttCost(route.pricing, duration.lower)));
-    transcription.reserved = await this.billing.reserve(this.billed(transcription, null), roundCost(maxAmount), roundCost(minAmount));
+    transcription.reserved = await this.billing.reserve(
+      this.billed(transcription, null),
+      roundCost(maxAmount),
+      roundCost(minAmount),
+    );
     return transcription;
   }
 

@@ -26,7 +26,7 @@ interface WavFormat {
  */
 export function wavLength(bytes: Buffer): StatedLength {
   let format: WavFormat | null = null;
-  for (let offset = 12; offset + 8 <= bytes.length; ) {
+  for (let offset = 12; offset + 8 <= bytes.length;) {
     const id = bytes.toString('ascii', offset, offset + 4);
     const size = bytes.readUInt32LE(offset + 4);
     const body = offset + 8;
@@ -60,15 +60,21 @@ function wavFormat(chunk: Buffer): WavFormat {
 function bytesPerSecond(format: WavFormat, uncompressed: boolean): number {
   const { channels, sampleRate, byteRate, blockAlign, bitsPerSample } = format;
   if (channels === 0 || sampleRate === 0 || byteRate === 0 || blockAlign === 0) {
-    throw invalidAudio(`The WAV header states a zero field (channels ${channels}, sample_rate ${sampleRate}, byte_rate ${byteRate}, block_align ${blockAlign})`);
+    throw invalidAudio(
+      `The WAV header states a zero field (channels ${channels}, sample_rate ${sampleRate}, byte_rate ${byteRate}, block_align ${blockAlign})`,
+    );
   }
   if (!uncompressed) return byteRate;
   const frameBytes = channels * Math.ceil(bitsPerSample / 8);
   if (bitsPerSample === 0 || blockAlign !== frameBytes) {
-    throw invalidAudio(`The WAV header contradicts itself: block_align ${blockAlign} is not channels × bytes per sample (${channels} × ${bitsPerSample} bits)`);
+    throw invalidAudio(
+      `The WAV header contradicts itself: block_align ${blockAlign} is not channels × bytes per sample (${channels} × ${bitsPerSample} bits)`,
+    );
   }
   if (byteRate !== sampleRate * blockAlign) {
-    throw invalidAudio(`The WAV header contradicts itself: byte_rate ${byteRate} is not sample_rate × block_align (${sampleRate} × ${blockAlign})`);
+    throw invalidAudio(
+      `The WAV header contradicts itself: byte_rate ${byteRate} is not sample_rate × block_align (${sampleRate} × ${blockAlign})`,
+    );
   }
   return sampleRate * blockAlign;
 }

@@ -61,7 +61,7 @@ export function webmLength(bytes: Buffer): StatedLength | null {
   let scale = DEFAULT_TIMECODE_SCALE_NS;
   let clusterTime = 0;
   let latest: number | null = null;
-  for (let offset = 0; offset < bytes.length; ) {
+  for (let offset = 0; offset < bytes.length;) {
     const element = elementHeader(bytes, offset);
     if (!element) break;
     if (ENTERED.has(element.id)) {

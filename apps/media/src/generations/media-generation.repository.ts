@@ -5,7 +5,9 @@ import { MediaGenerationEntity } from './media-generation.entity';
 
 @Injectable()
 export class MediaGenerationRepository {
-  constructor(@InjectRepository(MediaGenerationEntity) private readonly rows: Repository<MediaGenerationEntity>) {}
+  constructor(
+    @InjectRepository(MediaGenerationEntity) private readonly rows: Repository<MediaGenerationEntity>,
+  ) {}
 
   /** The organization is part of every lookup: another tenant's id reads as unknown. */
   findOne(organizationId: string, id: string): Promise<MediaGenerationEntity | null> {

@@ -39,11 +39,22 @@ export class AlphaController {
     });
     await sleep(reply.faults.delayMs);
     if (reply.faults.failStatus !== null) {
-      return openAiError(res, reply.faults.failStatus, 'upstream_failure', `Injected failure ${reply.faults.failStatus}`);
+      return openAiError(
+        res,
+        reply.faults.failStatus,
+        'upstream_failure',
+        `Injected failure ${reply.faults.failStatus}`,
+      );
     }
     const id = `chatcmpl-mock-${++sequence}`;
     const created = Math.floor(Date.now() / 1000);
-    if (body.stream === true) return streamAnswer(res, reply, { id, created, model: body.model }, body.stream_options?.include_usage === true);
+    if (body.stream === true)
+      return streamAnswer(
+        res,
+        reply,
+        { id, created, model: body.model },
+        body.stream_options?.include_usage === true,
+      );
     if (reply.faults.drop) {
       res.socket?.destroy();
       return;
@@ -76,7 +87,13 @@ function message(reply: MockAnswer, id: string): Record<string, unknown> {
   return {
     role: 'assistant',
     content: null,
-    tool_calls: [{ id: `call_${id}`, type: 'function', function: { name: reply.toolName, arguments: toolArguments(reply.words) } }],
+    tool_calls: [
+      {
+        id: `call_${id}`,
+        type: 'function',
+        function: { name: reply.toolName, arguments: toolArguments(reply.words) },
+      },
+    ],
   };
 }
 
@@ -100,11 +117,21 @@ async function streamAnswer(
   res.flushHeaders();
   const send = (choices: unknown[], extra: Record<string, unknown> = {}) =>
     res.write(`data: ${JSON.stringify({ ...head, object: 'chat.completion.chunk', choices, ...extra })}\n\n`);
-  const delta = (d: Record<string, unknown>, finish: string | null = null) => send([{ index: 0, delta: d, finish_reason: finish, logprobs: null }]);
+  const delta = (d: Record<string, unknown>, finish: string | null = null) =>
+    send([{ index: 0, delta: d, finish_reason: finish, logprobs: null }]);
 
   delta({ role: 'assistant', content: reply.toolName === null ? '' : null });
   if (reply.toolName !== null) {
-    delta({ tool_calls: [{ index: 0, id: `call_${head.id}`, type: 'function', function: { name: reply.toolName, arguments: '' } }] });
+    delta({
+      tool_calls: [
+        {
+          index: 0,
+          id: `call_${head.id}`,
+          type: 'function',
+          function: { name: reply.toolName, arguments: '' },
+        },
+      ],
+    });
     delta({ tool_calls: [{ index: 0, function: { arguments: toolArguments(reply.words) } }] });
   } else {
     for (const [index, word] of reply.words.entries()) {

@@ -29,7 +29,11 @@ let sequence = 0;
 @Controller('beta/v1')
 export class BetaController {
   @Post('messages')
-  async messages(@Req() request: Request, @Body() body: AnthropicMessagesRequest, @Res() res: Response): Promise<void> {
+  async messages(
+    @Req() request: Request,
+    @Body() body: AnthropicMessagesRequest,
+    @Res() res: Response,
+  ): Promise<void> {
     if (!hasCredentials(request)) return anthropicError(res, 401, 'authentication_error', 'Missing API key');
     const messages = Array.isArray(body?.messages) ? body.messages : null;
     if (!messages || messages.length === 0 || typeof body.model !== 'string') {
@@ -49,7 +53,12 @@ export class BetaController {
     });
     await sleep(reply.faults.delayMs);
     if (reply.faults.failStatus !== null) {
-      return anthropicError(res, reply.faults.failStatus, 'api_error', `Injected failure ${reply.faults.failStatus}`);
+      return anthropicError(
+        res,
+        reply.faults.failStatus,
+        'api_error',
+        `Injected failure ${reply.faults.failStatus}`,
+      );
     }
     const id = `msg_mock_${++sequence}`;
     if (body.stream === true) return streamMessage(res, reply, id, body.model);
@@ -78,12 +87,16 @@ function userText(content: unknown): string {
 function forcedTool(body: AnthropicMessagesRequest): string | null {
   const first = Array.isArray(body.tools) ? body.tools[0]?.name : undefined;
   if (body.tool_choice?.type === 'any' && typeof first === 'string') return first;
-  if (body.tool_choice?.type === 'tool' && typeof body.tool_choice.name === 'string') return body.tool_choice.name;
+  if (body.tool_choice?.type === 'tool' && typeof body.tool_choice.name === 'string')
+    return body.tool_choice.name;
   return null;
 }
 
 function contentBlocks(reply: MockAnswer, id: string): unknown[] {
-  if (reply.toolName !== null) return [{ type: 'tool_use', id: `toolu_${id}`, name: reply.toolName, input: { text: reply.words.join(' ') } }];
+  if (reply.toolName !== null)
+    return [
+      { type: 'tool_use', id: `toolu_${id}`, name: reply.toolName, input: { text: reply.words.join(' ') } },
+    ];
   if (reply.finish === 'content_filter') return [];
   return [{ type: 'text', text: reply.words.join(' ') }];
 }
@@ -93,7 +106,8 @@ async function streamMessage(res: Response, reply: MockAnswer, id: string, model
   res.setHeader('content-type', 'text/event-stream');
   res.setHeader('cache-control', 'no-cache');
   res.flushHeaders();
-  const send = (event: string, data: Record<string, unknown>) => res.write(`event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`);
+  const send = (event: string, data: Record<string, unknown>) =>
+    res.write(`event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`);
 
   send('message_start', {
     message: {
@@ -108,15 +122,24 @@ async function streamMessage(res: Response, reply: MockAnswer, id: string, model
     },
   });
   if (reply.toolName !== null) {
-    send('content_block_start', { index: 0, content_block: { type: 'tool_use', id: `toolu_${id}`, name: reply.toolName, input: {} } });
-    send('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: JSON.stringify({ text: reply.words.join(' ') }) } });
+    send('content_block_start', {
+      index: 0,
+      content_block: { type: 'tool_use', id: `toolu_${id}`, name: reply.toolName, input: {} },
+    });
+    send('content_block_delta', {
+      index: 0,
+      delta: { type: 'input_json_delta', partial_json: JSON.stringify({ text: reply.words.join(' ') }) },
+    });
     send('content_block_stop', { index: 0 });
   } else if (reply.finish !== 'content_filter') {
     send('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
     for (const [index, word] of reply.words.entries()) {
       if (index > 0 && reply.faults.slowMs > 0) await sleep(reply.faults.slowMs);
       if (res.destroyed) return;
-      send('content_block_delta', { index: 0, delta: { type: 'text_delta', text: index === 0 ? word : ` ${word}` } });
+      send('content_block_delta', {
+        index: 0,
+        delta: { type: 'text_delta', text: index === 0 ? word : ` ${word}` },
+      });
       if (reply.faults.drop) return cut(res);
     }
     send('content_block_stop', { index: 0 });

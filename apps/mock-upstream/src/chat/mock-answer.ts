@@ -59,14 +59,17 @@ export function words(text: string): string[] {
 
 export function extractFaults(text: string): { text: string; faults: MockFaults } {
   const faults: MockFaults = { failStatus: null, delayMs: 0, slowMs: 0, filter: false, drop: false };
-  const stripped = text.replace(MARKER, (_match, name: string | undefined, value: string | undefined, flag: string | undefined) => {
-    if (name === 'fail') faults.failStatus = clampStatus(Number(value));
-    if (name === 'delay') faults.delayMs = Math.min(Number(value), MAX_DELAY_MS);
-    if (name === 'slow') faults.slowMs = Math.min(Number(value), MAX_DELAY_MS);
-    if (flag === 'filter') faults.filter = true;
-    if (flag === 'drop') faults.drop = true;
-    return ' ';
-  });
+  const stripped = text.replace(
+    MARKER,
+    (_match, name: string | undefined, value: string | undefined, flag: string | undefined) => {
+      if (name === 'fail') faults.failStatus = clampStatus(Number(value));
+      if (name === 'delay') faults.delayMs = Math.min(Number(value), MAX_DELAY_MS);
+      if (name === 'slow') faults.slowMs = Math.min(Number(value), MAX_DELAY_MS);
+      if (flag === 'filter') faults.filter = true;
+      if (flag === 'drop') faults.drop = true;
+      return ' ';
+    },
+  );
   return { text: stripped, faults };
 }
 
@@ -78,7 +81,15 @@ export function answer(conversation: MockConversation): MockAnswer {
   const { text, faults } = extractFaults(conversation.lastUserText);
   const promptTokens = conversation.texts.reduce((sum, t) => sum + words(t).length + 4, 0);
   if (faults.filter) {
-    return { words: [], finish: 'content_filter', toolName: null, stopSequence: null, promptTokens, completionTokens: 0, faults };
+    return {
+      words: [],
+      finish: 'content_filter',
+      toolName: null,
+      stopSequence: null,
+      promptTokens,
+      completionTokens: 0,
+      faults,
+    };
   }
   if (conversation.forcedTool) {
     const toolWords = words(text);
@@ -101,7 +112,15 @@ export function answer(conversation: MockConversation): MockAnswer {
     finish = 'length';
     stopSequence = null;
   }
-  return { words: answerWords, finish, toolName: null, stopSequence, promptTokens, completionTokens: answerWords.length, faults };
+  return {
+    words: answerWords,
+    finish,
+    toolName: null,
+    stopSequence,
+    promptTokens,
+    completionTokens: answerWords.length,
+    faults,
+  };
 }
 
 /** The text before the earliest occurrence of any stop sequence, and which one it was. */
@@ -117,7 +136,9 @@ export function cutAtStop(text: string, stop: string[]): { text: string; sequenc
 /** `stop` as either wire sends it: one string or a list of them; anything else is no stop sequence. */
 export function stopSequences(value: unknown): string[] {
   if (typeof value === 'string') return [value];
-  return Array.isArray(value) ? value.filter((sequence): sequence is string => typeof sequence === 'string') : [];
+  return Array.isArray(value)
+    ? value.filter((sequence): sequence is string => typeof sequence === 'string')
+    : [];
 }
 
 /** The text of a message content in either wire format: a string, or an array of parts. */

@@ -4,7 +4,10 @@ import type { Request, Response } from 'express';
 export function hasCredentials(request: Request): boolean {
   const authorization = request.headers.authorization;
   const apiKey = request.headers['x-api-key'];
-  return (typeof authorization === 'string' && authorization.trim().length > 0) || (typeof apiKey === 'string' && apiKey.length > 0);
+  return (
+    (typeof authorization === 'string' && authorization.trim().length > 0) ||
+    (typeof apiKey === 'string' && apiKey.length > 0)
+  );
 }
 
 /** Cuts the connection once what was written so far has left, as a provider crashing mid-answer would. */

@@ -24,12 +24,14 @@ export class MockEmbeddingsController {
     if (!Array.isArray(inputs) || inputs.length === 0 || !inputs.every((text) => typeof text === 'string')) {
       return error(res, 400, 'input must be a string or an array of strings');
     }
-    if (body.encoding_format !== undefined && body.encoding_format !== 'float') return error(res, 400, 'Mock Alpha answers floats only');
+    if (body.encoding_format !== undefined && body.encoding_format !== 'float')
+      return error(res, 400, 'Mock Alpha answers floats only');
     let dimensions = model.dimensions;
     if (body.dimensions !== undefined) {
       const wanted = body.dimensions;
       if (!model.takesDimensions) return error(res, 400, `${body.model} does not take dimensions`);
-      if (typeof wanted !== 'number' || !Number.isInteger(wanted) || wanted < 1 || wanted > model.dimensions) return error(res, 400, 'Bad dimensions');
+      if (typeof wanted !== 'number' || !Number.isInteger(wanted) || wanted < 1 || wanted > model.dimensions)
+        return error(res, 400, 'Bad dimensions');
       dimensions = wanted;
     }
     const failure = injectedFailure(inputs as string[]);
@@ -38,7 +40,11 @@ export class MockEmbeddingsController {
     const tokens = texts.reduce((sum, text) => sum + mockEmbeddingTokens(text), 0);
     res.status(200).json({
       object: 'list',
-      data: texts.map((text, index) => ({ object: 'embedding', index, embedding: mockEmbedding(text, dimensions) })),
+      data: texts.map((text, index) => ({
+        object: 'embedding',
+        index,
+        embedding: mockEmbedding(text, dimensions),
+      })),
       model: body.model,
       usage: { prompt_tokens: tokens, total_tokens: tokens },
     });

@@ -15,7 +15,8 @@ export function mockEmbedding(text: string, dimensions: number): number[] {
   const raw: number[] = [];
   for (let block = 0; raw.length < dimensions; block++) {
     const digest = createHash('sha256').update(`${block}:${text}`).digest();
-    for (let i = 0; i + 2 <= digest.length && raw.length < dimensions; i += 2) raw.push(digest.readUInt16LE(i) / 32767.5 - 1);
+    for (let i = 0; i + 2 <= digest.length && raw.length < dimensions; i += 2)
+      raw.push(digest.readUInt16LE(i) / 32767.5 - 1);
   }
   const norm = Math.sqrt(raw.reduce((sum, v) => sum + v * v, 0)) || 1;
   return raw.map((v) => Math.fround(v / norm));

@@ -1,18 +1,27 @@
 /** The deterministic transcript mock-upstream hears in any audio. */
-export const MOCK_TRANSCRIPT_SENTENCES = ['The quick brown fox jumps over the lazy dog.', 'Pack my box with five dozen liquor jugs.'];
+export const MOCK_TRANSCRIPT_SENTENCES = [
+  'The quick brown fox jumps over the lazy dog.',
+  'Pack my box with five dozen liquor jugs.',
+];
 
 /**
  * Seconds of audio: a WAV's data bytes over sample_rate × block_align (the sample layout a decoder
  * follows; byte_rate is only the writer's word), otherwise the bytes at 128 kbit/s.
  */
 export function mockDurationSeconds(bytes: Buffer): number {
-  if (bytes.length >= 12 && bytes.toString('ascii', 0, 4) === 'RIFF' && bytes.toString('ascii', 8, 12) === 'WAVE') {
+  if (
+    bytes.length >= 12 &&
+    bytes.toString('ascii', 0, 4) === 'RIFF' &&
+    bytes.toString('ascii', 8, 12) === 'WAVE'
+  ) {
     let bytesPerSecond = 0;
-    for (let offset = 12; offset + 8 <= bytes.length; ) {
+    for (let offset = 12; offset + 8 <= bytes.length;) {
       const id = bytes.toString('ascii', offset, offset + 4);
       const size = bytes.readUInt32LE(offset + 4);
-      if (id === 'fmt ' && offset + 22 <= bytes.length) bytesPerSecond = bytes.readUInt32LE(offset + 12) * bytes.readUInt16LE(offset + 20);
-      if (id === 'data' && bytesPerSecond > 0) return round(Math.min(size, bytes.length - offset - 8) / bytesPerSecond);
+      if (id === 'fmt ' && offset + 22 <= bytes.length)
+        bytesPerSecond = bytes.readUInt32LE(offset + 12) * bytes.readUInt16LE(offset + 20);
+      if (id === 'data' && bytesPerSecond > 0)
+        return round(Math.min(size, bytes.length - offset - 8) / bytesPerSecond);
       offset += 8 + size + (size % 2);
     }
   }
@@ -52,7 +61,11 @@ export function mockTranscription(duration: number, temperature: number) {
   const words = segments.flatMap((segment) => {
     const list = segment.text.trim().split(/\s+/);
     const step = (segment.end - segment.start) / list.length;
-    return list.map((word, i) => ({ word: word.replace(/[.,]/g, ''), start: round(segment.start + i * step), end: round(segment.start + (i + 1) * step) }));
+    return list.map((word, i) => ({
+      word: word.replace(/[.,]/g, ''),
+      start: round(segment.start + i * step),
+      end: round(segment.start + (i + 1) * step),
+    }));
   });
   return { text: MOCK_TRANSCRIPT_SENTENCES.join(' '), segments, words };
 }
@@ -64,6 +77,9 @@ const timestamp = (seconds: number, separator: string) => {
 };
 
 export function mockSubtitles(segments: MockSegment[], kind: 'srt' | 'vtt'): string {
-  if (kind === 'srt') return segments.map((s, i) => `${i + 1}\n${timestamp(s.start, ',')} --> ${timestamp(s.end, ',')}\n${s.text.trim()}\n`).join('\n');
+  if (kind === 'srt')
+    return segments
+      .map((s, i) => `${i + 1}\n${timestamp(s.start, ',')} --> ${timestamp(s.end, ',')}\n${s.text.trim()}\n`)
+      .join('\n');
   return `WEBVTT\n\n${segments.map((s) => `${timestamp(s.start, '.')} --> ${timestamp(s.end, '.')}\n${s.text.trim()}\n`).join('\n')}`;
 }

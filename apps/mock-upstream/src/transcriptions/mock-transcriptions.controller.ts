@@ -33,7 +33,12 @@ const MAX_UPLOAD_BYTES = 26 * 1024 * 1024;
 export class MockTranscriptionsController {
   @Post('transcriptions')
   @UseInterceptors(FileInterceptor('file', { limits: { fileSize: MAX_UPLOAD_BYTES } }))
-  transcribe(@Req() request: Request, @UploadedFile() file: UploadedAudio | undefined, @Body() form: TranscriptionForm, @Res() res: Response): void {
+  transcribe(
+    @Req() request: Request,
+    @UploadedFile() file: UploadedAudio | undefined,
+    @Body() form: TranscriptionForm,
+    @Res() res: Response,
+  ): void {
     if (!hasCredentials(request)) return error(res, 401, 'Missing API key');
     if (!file || typeof form.model !== 'string') return error(res, 400, 'file and model are required');
     const injected = /\[\[fail:(\d{3})\]\]/.exec(form.prompt ?? '');
@@ -79,7 +84,9 @@ export class MockTranscriptionsController {
         return;
       }
       case 'json': {
-        const logprobs = form.include?.includes('logprobs') ? words.map((w) => ({ token: w.word, logprob: -0.1, bytes: [...Buffer.from(w.word)] })) : undefined;
+        const logprobs = form.include?.includes('logprobs')
+          ? words.map((w) => ({ token: w.word, logprob: -0.1, bytes: [...Buffer.from(w.word)] }))
+          : undefined;
         res.json({ text, ...(logprobs ? { logprobs } : {}), usage });
         return;
       }

@@ -6,5 +6,10 @@ export const STORAGE_SCHEMA = 'storage';
 
 /** Migrations are listed, not globbed: globs do not survive bundling. Append only. */
 export function storageDatabase(url: string): ServiceDatabaseOptions {
-  return { url, schema: STORAGE_SCHEMA, entities: [StoredFileEntity], migrations: [CreateStorageFiles1763830100000] };
+  return {
+    url,
+    schema: STORAGE_SCHEMA,
+    entities: [StoredFileEntity],
+    migrations: [CreateStorageFiles1763830100000],
+  };
 }

@@ -1,6 +1,13 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { DeleteStoredFileRequest, GetStorageStatsRequest, Principal, StorageContracts, StorageStats, StoredFilePage } from '@gw/contracts';
+import {
+  DeleteStoredFileRequest,
+  GetStorageStatsRequest,
+  Principal,
+  StorageContracts,
+  StorageStats,
+  StoredFilePage,
+} from '@gw/contracts';
 import { ListStoredFilesQueryDto } from '@gw/dto';
 import { StoredFileService } from './stored-file.service';
 
@@ -10,7 +17,10 @@ export class StoredFileHandler {
 
   /** The query is validated again here with the gateway's own DTO: a service trusts no caller's shape. */
   @MessagePattern(StorageContracts.listFiles.subject)
-  list(@Payload('principal') principal: Principal, @Payload('query') query: ListStoredFilesQueryDto): Promise<StoredFilePage> {
+  list(
+    @Payload('principal') principal: Principal,
+    @Payload('query') query: ListStoredFilesQueryDto,
+  ): Promise<StoredFilePage> {
     return this.files.list(principal, query);
   }
 

@@ -23,8 +23,17 @@ export class StoredFileRepository {
   }
 
   /** Bytes and counts per file type and storage policy, of one organization. */
-  async totals(organizationId: string): Promise<Array<{ fileType: StoredFileType; storagePolicy: StoragePolicy; files: number; bytes: number }>> {
-    const rows: Array<{ fileType: StoredFileType; storagePolicy: StoragePolicy; files: string; bytes: string }> = await this.rows
+  async totals(
+    organizationId: string,
+  ): Promise<
+    Array<{ fileType: StoredFileType; storagePolicy: StoragePolicy; files: number; bytes: number }>
+  > {
+    const rows: Array<{
+      fileType: StoredFileType;
+      storagePolicy: StoragePolicy;
+      files: string;
+      bytes: string;
+    }> = await this.rows
       .createQueryBuilder('f')
       .select('f.fileType', 'fileType')
       .addSelect('f.storagePolicy', 'storagePolicy')
@@ -34,7 +43,12 @@ export class StoredFileRepository {
       .groupBy('f.fileType')
       .addGroupBy('f.storagePolicy')
       .getRawMany();
-    return rows.map((r) => ({ fileType: r.fileType, storagePolicy: r.storagePolicy, files: Number(r.files), bytes: Number(r.bytes) }));
+    return rows.map((r) => ({
+      fileType: r.fileType,
+      storagePolicy: r.storagePolicy,
+      files: Number(r.files),
+      bytes: Number(r.bytes),
+    }));
   }
 
   /** Answers whether a row of this organization was deleted. */

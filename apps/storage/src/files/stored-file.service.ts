@@ -1,5 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DomainError, ListStoredFilesQuery, Principal, StorageStats, StoredFile, StoredFilePage } from '@gw/contracts';
+import {
+  DomainError,
+  ListStoredFilesQuery,
+  Principal,
+  StorageStats,
+  StoredFile,
+  StoredFilePage,
+} from '@gw/contracts';
 import { StoredFileEntity } from './stored-file.entity';
 import { StoredFileRepository } from './stored-file.repository';
 
@@ -17,7 +24,10 @@ export class StoredFileService {
   /** Only an organization admin signed in to the console sees the statistics (interface, Authentication 4). */
   async stats(principal: Principal): Promise<StorageStats> {
     if (principal.kind !== 'user' || principal.role !== 'admin') {
-      throw new DomainError('forbidden', 'Storage statistics are for organization admins signed in to the console');
+      throw new DomainError(
+        'forbidden',
+        'Storage statistics are for organization admins signed in to the console',
+      );
     }
     return storageStats(await this.files.totals(principal.organizationId), this.quotaBytes);
   }
@@ -54,7 +64,12 @@ function toStoredFile(row: StoredFileEntity): StoredFile {
 }
 
 export function storageStats(
-  totals: Array<{ fileType: StoredFile['fileType']; storagePolicy: StoredFile['storagePolicy']; files: number; bytes: number }>,
+  totals: Array<{
+    fileType: StoredFile['fileType'];
+    storagePolicy: StoredFile['storagePolicy'];
+    files: number;
+    bytes: number;
+  }>,
   totalBytes: number,
 ): StorageStats {
   const stats: StorageStats = {

@@ -87,7 +87,8 @@ export interface ResponsesResponse {
 
 export type MessagesStopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'refusal';
 
-export type MessagesContentBlock = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: unknown };
+export type MessagesContentBlock =
+  { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: unknown };
 
 export interface MessagesUsage {
   input_tokens: number;

@@ -53,7 +53,11 @@ export interface ChatCompletion {
   created: number;
   model: string;
   provider: string;
-  choices: Array<{ index: number; message: { role: 'assistant'; content: string | null; tool_calls?: ChatToolCall[] }; finish_reason: ChatFinishReason }>;
+  choices: Array<{
+    index: number;
+    message: { role: 'assistant'; content: string | null; tool_calls?: ChatToolCall[] };
+    finish_reason: ChatFinishReason;
+  }>;
   usage: ChatCompletionUsage;
 }
 
@@ -71,7 +75,11 @@ export interface ChatCompletionChunk {
   created: number;
   model: string;
   provider: string;
-  choices: Array<{ index: number; delta: { role?: 'assistant'; content?: string | null; tool_calls?: ChatToolCallDelta[] }; finish_reason: ChatFinishReason | null }>;
+  choices: Array<{
+    index: number;
+    delta: { role?: 'assistant'; content?: string | null; tool_calls?: ChatToolCallDelta[] };
+    finish_reason: ChatFinishReason | null;
+  }>;
   usage?: ChatCompletionUsage;
 }
 
@@ -126,13 +134,26 @@ export interface ModelCatalogueEntry {
   name: string;
   type: string;
   created: number;
-  architecture: { input_modalities: string[]; output_modalities: string[]; modality: string; tokenizer: string; instruct_type: string };
+  architecture: {
+    input_modalities: string[];
+    output_modalities: string[];
+    modality: string;
+    tokenizer: string;
+    instruct_type: string;
+  };
   top_provider: ProviderDescriptor;
   endpoints: string[];
   short_description: string;
   providers: Array<ProviderDescriptor & { name: string }>;
   parameters: Record<string, ParameterDescriptor>;
-  operations: Array<{ id: string; name: string; async: boolean; description: string; pricing: CataloguePricing; parameters: Record<string, ParameterDescriptor> }>;
+  operations: Array<{
+    id: string;
+    name: string;
+    async: boolean;
+    description: string;
+    pricing: CataloguePricing;
+    parameters: Record<string, ParameterDescriptor>;
+  }>;
 }
 
 export interface ModelList {
@@ -148,7 +169,9 @@ export interface ListModelsRequest {
 export const InferenceContracts = {
   chatCompletion: rpc<ChatCompletionRequest, ChatCompletion>('inference.v1.chat-completion'),
   /** Chunks in order; an error after the first chunk ends the stream. */
-  chatCompletionStream: stream<ChatCompletionRequest, ChatCompletionChunk>('inference.v1.chat-completion-stream'),
+  chatCompletionStream: stream<ChatCompletionRequest, ChatCompletionChunk>(
+    'inference.v1.chat-completion-stream',
+  ),
   listModels: rpc<ListModelsRequest, ModelList>('inference.v1.list-models'),
   /** Broadcast without a queue group: only the replica that runs the generation has anything to abort. */
   cancelGeneration: broadcast<CancelGenerationEvent>('inference.v1.cancel-generation'),

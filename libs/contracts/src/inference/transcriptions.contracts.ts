@@ -1,7 +1,14 @@
 import { rpc } from '../contract';
 import type { Principal } from '../principal';
 
-export const TRANSCRIPTION_RESPONSE_FORMATS = ['json', 'text', 'srt', 'verbose_json', 'vtt', 'diarized_json'] as const;
+export const TRANSCRIPTION_RESPONSE_FORMATS = [
+  'json',
+  'text',
+  'srt',
+  'verbose_json',
+  'vtt',
+  'diarized_json',
+] as const;
 export type TranscriptionResponseFormat = (typeof TRANSCRIPTION_RESPONSE_FORMATS)[number];
 
 export const AUDIO_FORMATS = ['mp3', 'wav', 'm4a', 'flac', 'ogg', 'webm'] as const;

@@ -1,13 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import {
-  ArrayMaxSize,
-  IsIn,
-  IsOptional,
-  IsString,
-  IsUUID,
-  Length,
-  ValidateBy,
-} from 'class-validator';
+import { ArrayMaxSize, IsIn, IsOptional, IsString, IsUUID, Length, ValidateBy } from 'class-validator';
 import {
   ApiKeyList,
   ApiKeySummary,
@@ -27,14 +19,16 @@ export class SpendingLimitDto implements SpendingLimit {
   @ApiProperty({
     enum: [...SPENDING_LIMIT_PERIODS],
     example: 'month',
-    description: 'day, week (Monday to Sunday) and month reset at UTC calendar boundaries; total never resets',
+    description:
+      'day, week (Monday to Sunday) and month reset at UTC calendar boundaries; total never resets',
   })
   @IsIn([...SPENDING_LIMIT_PERIODS])
   period!: SpendingLimitPeriod;
 
   @ApiProperty({
     example: '500.00',
-    description: 'Roubles, a non-negative decimal string with at most 8 decimals; "0" stops the key from spending',
+    description:
+      'Roubles, a non-negative decimal string with at most 8 decimals; "0" stops the key from spending',
     pattern: '^\\d{1,12}(\\.\\d{1,8})?$',
   })
   @ValidateBy({
@@ -159,10 +153,16 @@ export class ApiKeyDto implements ApiKeySummary {
   })
   scopes?: string[];
 
-  @ApiPropertyOptional({ type: SpendingLimitDto, description: 'The spending limit of the shortest period, when the key has any' })
+  @ApiPropertyOptional({
+    type: SpendingLimitDto,
+    description: 'The spending limit of the shortest period, when the key has any',
+  })
   limit?: SpendingLimitDto;
 
-  @ApiPropertyOptional({ type: [SpendingLimitDto], description: 'Every spending limit of the key, in period order' })
+  @ApiPropertyOptional({
+    type: [SpendingLimitDto],
+    description: 'Every spending limit of the key, in period order',
+  })
   limits?: SpendingLimitDto[];
 }
 

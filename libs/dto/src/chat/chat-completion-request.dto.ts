@@ -22,13 +22,24 @@ import { IsMetadata, METADATA_SCHEMA } from '../common/metadata';
 import { NestedObject, NestedObjectArray } from '../common/nested-object';
 import { ChatMessageDto } from './chat-message.dto';
 import { ProviderPreferencesDto } from './provider-preferences.dto';
-import { IsAbsentWith, IsDeclaredToolChoice, IsLogitBias, IsPresent, IsStopSequences, IsToolChoice, MAX_STOP_SEQUENCES } from './chat-validators';
+import {
+  IsAbsentWith,
+  IsDeclaredToolChoice,
+  IsLogitBias,
+  IsPresent,
+  IsStopSequences,
+  IsToolChoice,
+  MAX_STOP_SEQUENCES,
+} from './chat-validators';
 
 export const REASONING_EFFORTS = ['max', 'xhigh', 'high', 'medium', 'low', 'minimal', 'none'] as const;
 export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
 
 export class StreamOptionsDto {
-  @ApiPropertyOptional({ example: true, description: 'Accepted for compatibility: the last chunk always carries usage' })
+  @ApiPropertyOptional({
+    example: true,
+    description: 'Accepted for compatibility: the last chunk always carries usage',
+  })
   @IsOptional()
   @IsBoolean()
   include_usage?: boolean;
@@ -39,8 +50,14 @@ export class ResponseFormatDto {
   @IsIn(['text', 'json_object', 'json_schema'])
   type!: 'text' | 'json_object' | 'json_schema';
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: { name: 'answer', schema: { type: 'object' } } })
-  @ValidateIf((format: ResponseFormatDto) => format.type === 'json_schema' || format.json_schema !== undefined)
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    example: { name: 'answer', schema: { type: 'object' } },
+  })
+  @ValidateIf(
+    (format: ResponseFormatDto) => format.type === 'json_schema' || format.json_schema !== undefined,
+  )
   @IsObject()
   json_schema?: Record<string, unknown>;
 }
@@ -48,7 +65,9 @@ export class ResponseFormatDto {
 export class FunctionDefinitionDto {
   @ApiProperty({ example: 'get_weather', pattern: '^[a-zA-Z0-9_-]{1,64}$' })
   @IsString()
-  @Matches(/^[a-zA-Z0-9_-]{1,64}$/, { message: 'name must be 1 to 64 letters, digits, underscores or dashes' })
+  @Matches(/^[a-zA-Z0-9_-]{1,64}$/, {
+    message: 'name must be 1 to 64 letters, digits, underscores or dashes',
+  })
   name!: string;
 
   @ApiPropertyOptional({ example: 'Current weather in a city' })
@@ -56,7 +75,11 @@ export class FunctionDefinitionDto {
   @IsString()
   description?: string;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: { type: 'object', properties: { city: { type: 'string' } } } })
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    example: { type: 'object', properties: { city: { type: 'string' } } },
+  })
   @IsOptional()
   @IsObject()
   parameters?: Record<string, unknown>;
@@ -107,20 +130,30 @@ export class WebSearchOptionsDto {
   @IsIn(['low', 'medium', 'high'])
   search_context_size?: 'low' | 'medium' | 'high';
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: { type: 'approximate', approximate: { country: 'RU' } } })
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    example: { type: 'approximate', approximate: { country: 'RU' } },
+  })
   @IsOptional()
   @IsObject()
   user_location?: Record<string, unknown>;
 }
 
 export class ChatCompletionRequestDto {
-  @ApiProperty({ example: 'demo/chat', description: 'Model id, optionally with an alias suffix (`demo/chat@provider=Mock Alpha`)' })
+  @ApiProperty({
+    example: 'demo/chat',
+    description: 'Model id, optionally with an alias suffix (`demo/chat@provider=Mock Alpha`)',
+  })
   @IsString()
   @IsNotEmpty()
   @MaxLength(512)
   model!: string;
 
-  @ApiPropertyOptional({ type: [ChatMessageDto], description: 'The conversation; exactly one of messages and prompt' })
+  @ApiPropertyOptional({
+    type: [ChatMessageDto],
+    description: 'The conversation; exactly one of messages and prompt',
+  })
   @ValidateIf((body: ChatCompletionRequestDto) => body.messages !== undefined || body.prompt === undefined)
   @IsPresent({ message: 'Exactly one of messages or prompt is required' })
   @ArrayMinSize(1)
@@ -175,7 +208,10 @@ export class ChatCompletionRequestDto {
   presence_penalty?: number;
 
   @ApiPropertyOptional({
-    oneOf: [{ type: 'string', minLength: 1 }, { type: 'array', items: { type: 'string', minLength: 1 }, maxItems: MAX_STOP_SEQUENCES }],
+    oneOf: [
+      { type: 'string', minLength: 1 },
+      { type: 'array', items: { type: 'string', minLength: 1 }, maxItems: MAX_STOP_SEQUENCES },
+    ],
     example: ['\n\n'],
     description: `Where the model stops: one sequence or up to ${MAX_STOP_SEQUENCES}`,
   })
@@ -183,13 +219,24 @@ export class ChatCompletionRequestDto {
   @IsStopSequences()
   stop?: string | string[];
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 1, default: 1, example: 1, description: 'Choices to generate; only 1 is supported' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    maximum: 1,
+    default: 1,
+    example: 1,
+    description: 'Choices to generate; only 1 is supported',
+  })
   @IsOptional()
   @IsInt()
   @Equals(1, { message: 'n must be 1' })
   n?: number;
 
-  @ApiPropertyOptional({ type: 'integer', example: 42, description: 'Asks the provider for a repeatable sample where it supports one' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    example: 42,
+    description: 'Asks the provider for a repeatable sample where it supports one',
+  })
   @IsOptional()
   @IsInt()
   @Min(Number.MIN_SAFE_INTEGER)
@@ -247,7 +294,13 @@ export class ChatCompletionRequestDto {
   @Equals(false, { message: 'logprobs are not supported' })
   logprobs?: boolean;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: 20, example: 0, description: 'Only meaningful with logprobs, which are not supported; accepted and ignored' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    maximum: 20,
+    example: 0,
+    description: 'Only meaningful with logprobs, which are not supported; accepted and ignored',
+  })
   @IsOptional()
   @IsInt()
   @Min(0)
@@ -284,12 +337,19 @@ export class ChatCompletionRequestDto {
   @MaxLength(256)
   user?: string;
 
-  @ApiPropertyOptional({ ...METADATA_SCHEMA, example: { ticket: 'T-1' }, description: 'Free labels of the request' })
+  @ApiPropertyOptional({
+    ...METADATA_SCHEMA,
+    example: { ticket: 'T-1' },
+    description: 'Free labels of the request',
+  })
   @IsOptional()
   @IsMetadata()
   metadata?: Record<string, string>;
 
-  @ApiPropertyOptional({ example: false, description: 'Accepted; completions are not stored for later retrieval (history keeps the generation)' })
+  @ApiPropertyOptional({
+    example: false,
+    description: 'Accepted; completions are not stored for later retrieval (history keeps the generation)',
+  })
   @IsOptional()
   @IsBoolean()
   store?: boolean;

@@ -4,10 +4,14 @@ import { isPlainObject } from '../common/nested-object';
 
 export const IMAGE_DETAILS = ['auto', 'low', 'high'] as const;
 export type ChatTextPart = { type: 'text'; text: string };
-export type ChatImagePart = { type: 'image_url'; image_url: { url: string; detail?: (typeof IMAGE_DETAILS)[number] } };
+export type ChatImagePart = {
+  type: 'image_url';
+  image_url: { url: string; detail?: (typeof IMAGE_DETAILS)[number] };
+};
 export type ChatContentPart = ChatTextPart | ChatImagePart;
 
-const hasOnlyKeys = (object: Record<string, unknown>, keys: string[]) => Object.keys(object).every((key) => keys.includes(key));
+const hasOnlyKeys = (object: Record<string, unknown>, keys: string[]) =>
+  Object.keys(object).every((key) => keys.includes(key));
 
 /** Why a content part is invalid, or null: exactly `{type: text, text}` or `{type: image_url, image_url: {url, detail?}}`. */
 function contentPartProblem(part: unknown, path: string): string | null {
@@ -20,9 +24,13 @@ function contentPartProblem(part: unknown, path: string): string | null {
     const image = part.image_url;
     if (!isPlainObject(image)) return `${path}.image_url must be an object`;
     if (!isImageUrl(image.url)) return `${path}.image_url.url must be an http(s) URL or a data: URL`;
-    if (image.detail !== undefined && !(IMAGE_DETAILS as readonly unknown[]).includes(image.detail)) return `${path}.image_url.detail must be one of ${IMAGE_DETAILS.join(', ')}`;
-    if (!hasOnlyKeys(image, ['url', 'detail'])) return `${path}.image_url must have only the fields url and detail`;
-    return hasOnlyKeys(part, ['type', 'image_url']) ? null : `${path} must have only the fields type and image_url`;
+    if (image.detail !== undefined && !(IMAGE_DETAILS as readonly unknown[]).includes(image.detail))
+      return `${path}.image_url.detail must be one of ${IMAGE_DETAILS.join(', ')}`;
+    if (!hasOnlyKeys(image, ['url', 'detail']))
+      return `${path}.image_url must have only the fields url and detail`;
+    return hasOnlyKeys(part, ['type', 'image_url'])
+      ? null
+      : `${path} must have only the fields type and image_url`;
   }
   return `${path}.type must be one of text, image_url`;
 }
@@ -30,7 +38,8 @@ function contentPartProblem(part: unknown, path: string): string | null {
 /** Why message content is invalid, or null: a string, null, or a non-empty array of content parts. */
 function chatContentProblem(content: unknown, path: string): string | null {
   if (content === null || typeof content === 'string') return null;
-  if (!Array.isArray(content) || content.length === 0) return `${path} must be a string, a non-empty array of content parts or null`;
+  if (!Array.isArray(content) || content.length === 0)
+    return `${path} must be a string, a non-empty array of content parts or null`;
   for (const [index, part] of content.entries()) {
     const problem = contentPartProblem(part, `${path}[${index}]`);
     if (problem) return problem;
@@ -45,7 +54,10 @@ export function IsChatContent(options?: ValidationOptions) {
       name: 'isChatContent',
       target: target.constructor,
       propertyName,
-      options: { message: (args) => chatContentProblem(args.value, propertyName) ?? `${propertyName} is invalid`, ...options },
+      options: {
+        message: (args) => chatContentProblem(args.value, propertyName) ?? `${propertyName} is invalid`,
+        ...options,
+      },
       validator: { validate: (value: unknown) => chatContentProblem(value, propertyName) === null },
     });
 }

@@ -32,7 +32,11 @@ export class ChatToolCallDto {
 }
 
 const CONTENT_PART_SCHEMAS: SchemaObject[] = [
-  { type: 'object', required: ['type', 'text'], properties: { type: { type: 'string', enum: ['text'] }, text: { type: 'string' } } },
+  {
+    type: 'object',
+    required: ['type', 'text'],
+    properties: { type: { type: 'string', enum: ['text'] }, text: { type: 'string' } },
+  },
   {
     type: 'object',
     required: ['type', 'image_url'],
@@ -41,7 +45,10 @@ const CONTENT_PART_SCHEMAS: SchemaObject[] = [
       image_url: {
         type: 'object',
         required: ['url'],
-        properties: { url: { type: 'string', description: 'An http(s) URL or a data: URL' }, detail: { type: 'string', enum: [...IMAGE_DETAILS] } },
+        properties: {
+          url: { type: 'string', description: 'An http(s) URL or a data: URL' },
+          detail: { type: 'string', enum: [...IMAGE_DETAILS] },
+        },
       },
     },
   },
@@ -53,13 +60,19 @@ export class ChatMessageDto {
   role!: ChatRole;
 
   @ApiPropertyOptional({
-    description: 'A string, a non-empty array of content parts, or null for an assistant message with tool_calls',
+    description:
+      'A string, a non-empty array of content parts, or null for an assistant message with tool_calls',
     oneOf: [{ type: 'string' }, { type: 'array', minItems: 1, items: { oneOf: CONTENT_PART_SCHEMAS } }],
     nullable: true,
     example: 'Hello!',
   })
-  @ValidateIf((message: ChatMessageDto) => !isToolCallingAssistant(message) || (message.content !== null && message.content !== undefined))
-  @IsDefined({ message: 'content is required (it may be null only for an assistant message with tool_calls)' })
+  @ValidateIf(
+    (message: ChatMessageDto) =>
+      !isToolCallingAssistant(message) || (message.content !== null && message.content !== undefined),
+  )
+  @IsDefined({
+    message: 'content is required (it may be null only for an assistant message with tool_calls)',
+  })
   @IsChatContent()
   content?: string | ChatContentPart[] | null;
 
@@ -71,14 +84,18 @@ export class ChatMessageDto {
 
   @ApiPropertyOptional({
     nullable: true,
-    description: "An assistant's refusal as OpenAI returns it, so a returned message can be sent back as it is",
+    description:
+      "An assistant's refusal as OpenAI returns it, so a returned message can be sent back as it is",
   })
   @IsOptional()
   @IsString()
   refusal?: string | null;
 
   @ApiPropertyOptional({ description: 'Required when role is tool', example: 'call_abc123' })
-  @ValidateIf((message: ChatMessageDto) => message.role === 'tool' || (message.tool_call_id !== undefined && message.tool_call_id !== null))
+  @ValidateIf(
+    (message: ChatMessageDto) =>
+      message.role === 'tool' || (message.tool_call_id !== undefined && message.tool_call_id !== null),
+  )
   @IsDefined({ message: 'tool_call_id is required for a tool message' })
   @IsString()
   @IsNotEmpty()

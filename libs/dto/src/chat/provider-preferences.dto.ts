@@ -1,5 +1,13 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsNotEmpty, IsOptional, IsString } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+} from 'class-validator';
 import { NestedObject } from '../common/nested-object';
 import { IsPriceLimit } from './chat-validators';
 
@@ -8,12 +16,20 @@ import { IsPriceLimit } from './chat-validators';
  * and completion_per_million; a provider above either ceiling is not used.
  */
 export class MaxPriceDto {
-  @ApiPropertyOptional({ oneOf: [{ type: 'string' }, { type: 'number' }], example: '100', description: 'RUB per million prompt tokens' })
+  @ApiPropertyOptional({
+    oneOf: [{ type: 'string' }, { type: 'number' }],
+    example: '100',
+    description: 'RUB per million prompt tokens',
+  })
   @IsOptional()
   @IsPriceLimit()
   prompt?: string | number;
 
-  @ApiPropertyOptional({ oneOf: [{ type: 'string' }, { type: 'number' }], example: '300', description: 'RUB per million completion tokens' })
+  @ApiPropertyOptional({
+    oneOf: [{ type: 'string' }, { type: 'number' }],
+    example: '300',
+    description: 'RUB per million completion tokens',
+  })
   @IsOptional()
   @IsPriceLimit()
   completion?: string | number;
@@ -35,7 +51,11 @@ export class ProviderPreferencesDto {
   @IsBoolean()
   allow_fallbacks?: boolean;
 
-  @ApiPropertyOptional({ type: [String], example: ['Mock Beta', 'Mock Alpha'], description: 'Try these first, in this order; the rest follow in catalogue order' })
+  @ApiPropertyOptional({
+    type: [String],
+    example: ['Mock Beta', 'Mock Alpha'],
+    description: 'Try these first, in this order; the rest follow in catalogue order',
+  })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(64)

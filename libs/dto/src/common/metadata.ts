@@ -11,7 +11,12 @@ function isMetadata(value: unknown): boolean {
   const entries = Object.entries(value);
   return (
     entries.length <= METADATA_MAX_KEYS &&
-    entries.every(([key, item]) => key.length <= METADATA_KEY_MAX_LENGTH && typeof item === 'string' && item.length <= METADATA_VALUE_MAX_LENGTH)
+    entries.every(
+      ([key, item]) =>
+        key.length <= METADATA_KEY_MAX_LENGTH &&
+        typeof item === 'string' &&
+        item.length <= METADATA_VALUE_MAX_LENGTH,
+    )
   );
 }
 

@@ -32,7 +32,8 @@ export function NestedObjectArray(type: () => new () => object): PropertyDecorat
       name: 'isObjectItems',
       validator: {
         validate: (value) => !Array.isArray(value) || firstNonObject(value) === -1,
-        defaultMessage: (args) => `${args?.property}[${firstNonObject(args?.value as unknown[])}] must be an object`,
+        defaultMessage: (args) =>
+          `${args?.property}[${firstNonObject(args?.value as unknown[])}] must be an object`,
       },
     }),
     ValidateNested({ each: true }),

@@ -76,7 +76,9 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
  */
 function locate(path: string, property: string | undefined, message: string): ValidationProblem {
   if (!property) return { param: path, message };
-  const subject = new RegExp(`^${escapeRegExp(property)}((?:\\[\\d+\\]|\\.[A-Za-z_$][\\w$]*)*)(?=[\\s:]|$)`).exec(message);
+  const subject = new RegExp(
+    `^${escapeRegExp(property)}((?:\\[\\d+\\]|\\.[A-Za-z_$][\\w$]*)*)(?=[\\s:]|$)`,
+  ).exec(message);
   if (!subject) return { param: path, message };
   const param = path + subject[1];
   return { param, message: param + message.slice(subject[0].length) };
@@ -90,7 +92,10 @@ function firstIn(error: ValidationError, prefix: string): ValidationProblem | nu
     if (constraint === 'nestedValidation') return { param: path, message: `${path} must be an object` };
     // An absent field fails its emptiness or type check too; "email must be a string" would hide that it is missing.
     const rankOfConstraint = rank(constraint);
-    if (error.value === undefined && (rankOfConstraint === NOT_EMPTY_RANK || rankOfConstraint === TYPE_RANK)) {
+    if (
+      error.value === undefined &&
+      (rankOfConstraint === NOT_EMPTY_RANK || rankOfConstraint === TYPE_RANK)
+    ) {
       return { param: path, message: `${path} is required` };
     }
     return locate(path, error.property, message);

@@ -8,7 +8,8 @@ export class EmbeddingItemDto {
   @ApiProperty({
     oneOf: [{ type: 'array', items: { type: 'number' } }, { type: 'string' }],
     example: [0.0123, -0.0456],
-    description: 'Numbers with encoding_format float; with base64 the little-endian float32 bytes, base64-encoded',
+    description:
+      'Numbers with encoding_format float; with base64 the little-endian float32 bytes, base64-encoded',
   })
   embedding!: number[] | string;
 

@@ -1,5 +1,17 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Matches, MaxLength, Min, registerDecorator, ValidationOptions } from 'class-validator';
+import {
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsObject,
+  IsOptional,
+  IsString,
+  Matches,
+  MaxLength,
+  Min,
+  registerDecorator,
+  ValidationOptions,
+} from 'class-validator';
 import type { EmbeddingBody, EmbeddingEncodingFormat, EmbeddingRequest, Principal } from '@gw/contracts';
 import { NestedObject } from '../common/nested-object';
 import { GENERATION_ID } from '../responses/generation-id';
@@ -15,7 +27,10 @@ export function IsEmbeddingInput(options?: ValidationOptions) {
       name: 'isEmbeddingInput',
       target: target.constructor,
       propertyName,
-      options: { message: `${propertyName} must be a non-empty string or an array of 1 to ${MAX_EMBEDDING_INPUTS} non-empty strings`, ...options },
+      options: {
+        message: `${propertyName} must be a non-empty string or an array of 1 to ${MAX_EMBEDDING_INPUTS} non-empty strings`,
+        ...options,
+      },
       validator: {
         validate: (value: unknown) =>
           (typeof value === 'string' && value.length > 0) ||
@@ -35,19 +50,30 @@ export class EmbeddingRequestDto implements EmbeddingBody {
   model!: string;
 
   @ApiProperty({
-    oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: MAX_EMBEDDING_INPUTS }],
+    oneOf: [
+      { type: 'string' },
+      { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: MAX_EMBEDDING_INPUTS },
+    ],
     example: ['first text', 'second text'],
     description: 'Text or texts to embed; one data item per text, in order',
   })
   @IsEmbeddingInput()
   input!: string | string[];
 
-  @ApiPropertyOptional({ enum: EMBEDDING_ENCODING_FORMATS, default: 'float', description: 'base64: little-endian float32 bytes, base64-encoded' })
+  @ApiPropertyOptional({
+    enum: EMBEDDING_ENCODING_FORMATS,
+    default: 'float',
+    description: 'base64: little-endian float32 bytes, base64-encoded',
+  })
   @IsOptional()
   @IsIn(EMBEDDING_ENCODING_FORMATS)
   encoding_format?: EmbeddingEncodingFormat;
 
-  @ApiPropertyOptional({ minimum: 1, example: 256, description: "At most the model's maximum; only for models that take it" })
+  @ApiPropertyOptional({
+    minimum: 1,
+    example: 256,
+    description: "At most the model's maximum; only for models that take it",
+  })
   @IsOptional()
   @IsInt()
   @Min(1)

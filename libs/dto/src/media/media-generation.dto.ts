@@ -13,8 +13,12 @@ export class MediaGenerationDto {
   @ApiProperty({ example: 1763830000 }) created!: number;
   @ApiProperty({ example: 'demo/video' }) model!: string;
   @ApiPropertyOptional({ example: 1763830042 }) completed_at?: number;
-  @ApiPropertyOptional({ description: 'Generated content; for a finished upscale an object with a url' }) data?: unknown;
-  @ApiPropertyOptional({ example: { duration_seconds: 5, cost_rub: 12.5, cost: 12.5 } }) usage?: Record<string, number>;
+  @ApiPropertyOptional({ description: 'Generated content; for a finished upscale an object with a url' })
+  data?: unknown;
+  @ApiPropertyOptional({ example: { duration_seconds: 5, cost_rub: 12.5, cost: 12.5 } }) usage?: Record<
+    string,
+    number
+  >;
   @ApiPropertyOptional({ type: MediaGenerationErrorDto }) error?: MediaGenerationErrorDto;
   @ApiPropertyOptional() content?: string;
   @ApiPropertyOptional() reasoning_summary?: string;

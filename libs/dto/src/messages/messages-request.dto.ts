@@ -23,7 +23,12 @@ import { GENERATION_ID } from '../responses/generation-id';
 import { IsDeclaredTool, TOOL_NAME } from '../responses/responses-validators';
 import { ProviderPreferencesDto } from '../chat/provider-preferences.dto';
 import { NestedObject, NestedObjectArray } from '../common/nested-object';
-import { IsMessagesContent, IsMessagesSystem, MessagesInputBlock, MessagesTextBlock } from './messages-validators';
+import {
+  IsMessagesContent,
+  IsMessagesSystem,
+  MessagesInputBlock,
+  MessagesTextBlock,
+} from './messages-validators';
 
 export class MessagesMessageDto {
   @ApiProperty({ enum: ['user', 'assistant'], example: 'user' })
@@ -31,7 +36,8 @@ export class MessagesMessageDto {
   role!: 'user' | 'assistant';
 
   @ApiProperty({
-    description: 'A string or content blocks: text, image (base64 or url source), tool_use (assistant), tool_result (user)',
+    description:
+      'A string or content blocks: text, image (base64 or url source), tool_use (assistant), tool_result (user)',
     oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'object' } }],
     example: 'Hello!',
   })
@@ -56,11 +62,19 @@ export class MessagesToolDto {
   @IsString()
   description?: string;
 
-  @ApiProperty({ type: 'object', additionalProperties: true, example: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    example: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  })
   @IsObject()
   input_schema!: Record<string, unknown>;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Accepted; prompt caching is up to the provider' })
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: 'Accepted; prompt caching is up to the provider',
+  })
   @IsOptional()
   @IsObject()
   cache_control?: Record<string, unknown>;
@@ -79,7 +93,10 @@ export class MessagesToolChoiceDto {
   @IsNotEmpty()
   name?: string;
 
-  @ApiPropertyOptional({ example: false, description: 'Accepted; the model decides whether calls run in parallel' })
+  @ApiPropertyOptional({
+    example: false,
+    description: 'Accepted; the model decides whether calls run in parallel',
+  })
   @IsOptional()
   @IsBoolean()
   disable_parallel_tool_use?: boolean;
@@ -90,8 +107,14 @@ export class MessagesThinkingDto {
   @IsIn(['enabled', 'disabled'])
   type!: 'enabled' | 'disabled';
 
-  @ApiPropertyOptional({ minimum: 1024, example: 2048, description: 'Required when enabled; becomes reasoning.max_tokens' })
-  @ValidateIf((thinking: MessagesThinkingDto) => thinking.type === 'enabled' || thinking.budget_tokens !== undefined)
+  @ApiPropertyOptional({
+    minimum: 1024,
+    example: 2048,
+    description: 'Required when enabled; becomes reasoning.max_tokens',
+  })
+  @ValidateIf(
+    (thinking: MessagesThinkingDto) => thinking.type === 'enabled' || thinking.budget_tokens !== undefined,
+  )
   @IsInt()
   @Min(1024)
   budget_tokens?: number;
@@ -107,7 +130,10 @@ export class MessagesMetadataDto {
 
 /** `POST /v1/messages`: the Anthropic Messages request, run through the gateway's chat pipeline. */
 export class MessagesRequestDto {
-  @ApiProperty({ example: 'demo/chat', description: 'Model id, optionally with an alias suffix (`demo/chat@provider=Mock Beta`)' })
+  @ApiProperty({
+    example: 'demo/chat',
+    description: 'Model id, optionally with an alias suffix (`demo/chat@provider=Mock Beta`)',
+  })
   @IsString()
   @IsNotEmpty()
   @MaxLength(512)
@@ -119,7 +145,10 @@ export class MessagesRequestDto {
   @NestedObjectArray(() => MessagesMessageDto)
   messages!: MessagesMessageDto[];
 
-  @ApiPropertyOptional({ oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'object' } }], example: 'Answer briefly.' })
+  @ApiPropertyOptional({
+    oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'object' } }],
+    example: 'Answer briefly.',
+  })
   @IsOptional()
   @IsMessagesSystem()
   system?: string | MessagesTextBlock[];
@@ -150,7 +179,11 @@ export class MessagesRequestDto {
   @Min(0)
   top_k?: number;
 
-  @ApiPropertyOptional({ type: [String], example: ['\n\nHuman:'], description: 'Passed on to the provider; the answer ends before the first one' })
+  @ApiPropertyOptional({
+    type: [String],
+    example: ['\n\nHuman:'],
+    description: 'Passed on to the provider; the answer ends before the first one',
+  })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(16)
@@ -184,7 +217,10 @@ export class MessagesRequestDto {
   @NestedObject(() => MessagesMetadataDto)
   metadata?: MessagesMetadataDto;
 
-  @ApiPropertyOptional({ type: ProviderPreferencesDto, description: 'Gateway routing, as in chat completions' })
+  @ApiPropertyOptional({
+    type: ProviderPreferencesDto,
+    description: 'Gateway routing, as in chat completions',
+  })
   @IsOptional()
   @NestedObject(() => ProviderPreferencesDto)
   provider?: ProviderPreferencesDto;

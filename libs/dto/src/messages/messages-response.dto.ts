@@ -22,7 +22,10 @@ export class MessagesUsageDto {
 
 /** The `message` object of the Anthropic Messages API. */
 export class MessagesResponseDto {
-  @ApiProperty({ example: 'gen-6f1c2b1e-8a63-4bb8-9d57-1f0b8e3c2a10', description: 'The generation id, as in history' })
+  @ApiProperty({
+    example: 'gen-6f1c2b1e-8a63-4bb8-9d57-1f0b8e3c2a10',
+    description: 'The generation id, as in history',
+  })
   id!: string;
 
   @ApiProperty({ enum: ['message'], example: 'message' })
@@ -42,7 +45,10 @@ export class MessagesResponseDto {
   })
   content!: Array<Record<string, unknown>>;
 
-  @ApiProperty({ enum: ['end_turn', 'max_tokens', 'stop_sequence', 'tool_use', 'refusal'], example: 'end_turn' })
+  @ApiProperty({
+    enum: ['end_turn', 'max_tokens', 'stop_sequence', 'tool_use', 'refusal'],
+    example: 'end_turn',
+  })
   stop_reason!: string;
 
   @ApiProperty({ type: String, nullable: true, example: null })

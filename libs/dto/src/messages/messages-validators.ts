@@ -2,10 +2,16 @@ import { registerDecorator, ValidationArguments, ValidationOptions } from 'class
 import { isHttpUrl } from '../common/image-url';
 import { isPlainObject } from '../common/nested-object';
 
-export type MessagesImageSource = { type: 'base64'; media_type: string; data: string } | { type: 'url'; url: string };
+export type MessagesImageSource =
+  { type: 'base64'; media_type: string; data: string } | { type: 'url'; url: string };
 export type MessagesTextBlock = { type: 'text'; text: string };
 export type MessagesImageBlock = { type: 'image'; source: MessagesImageSource };
-export type MessagesToolUseBlock = { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
+export type MessagesToolUseBlock = {
+  type: 'tool_use';
+  id: string;
+  name: string;
+  input: Record<string, unknown>;
+};
 export type MessagesToolResultBlock = {
   type: 'tool_result';
   tool_use_id: string;
@@ -14,7 +20,12 @@ export type MessagesToolResultBlock = {
 };
 /** Earlier thinking is accepted in an assistant turn and not sent on: no provider can verify its signature. */
 export type MessagesThinkingBlock = { type: 'thinking' | 'redacted_thinking' };
-export type MessagesInputBlock = MessagesTextBlock | MessagesImageBlock | MessagesToolUseBlock | MessagesToolResultBlock | MessagesThinkingBlock;
+export type MessagesInputBlock =
+  | MessagesTextBlock
+  | MessagesImageBlock
+  | MessagesToolUseBlock
+  | MessagesToolResultBlock
+  | MessagesThinkingBlock;
 
 type Loose = Record<string, unknown>;
 const isString = (value: unknown): value is string => typeof value === 'string';
@@ -22,8 +33,12 @@ const isString = (value: unknown): value is string => typeof value === 'string';
 function imageProblem(block: Loose, path: string): string | null {
   const source = block.source;
   if (!isPlainObject(source)) return `${path}.source must be an object`;
-  if (source.type === 'base64') return isString(source.media_type) && isString(source.data) ? null : `${path}.source needs media_type and data`;
-  if (source.type === 'url') return isHttpUrl(source.url) ? null : `${path}.source.url must be an http(s) URL`;
+  if (source.type === 'base64')
+    return isString(source.media_type) && isString(source.data)
+      ? null
+      : `${path}.source needs media_type and data`;
+  if (source.type === 'url')
+    return isHttpUrl(source.url) ? null : `${path}.source.url must be an http(s) URL`;
   return `${path}.source.type must be base64 or url`;
 }
 
@@ -41,8 +56,11 @@ function blockProblem(block: unknown, path: string, role: unknown, nested: boole
     case 'tool_result':
       if (nested || role !== 'user') return `${path}: tool_result blocks belong to user messages`;
       if (!isString(block.tool_use_id)) return `${path}.tool_use_id must be a string`;
-      if (block.is_error !== undefined && typeof block.is_error !== 'boolean') return `${path}.is_error must be a boolean`;
-      return block.content === undefined ? null : contentProblem(block.content, `${path}.content`, role, true);
+      if (block.is_error !== undefined && typeof block.is_error !== 'boolean')
+        return `${path}.is_error must be a boolean`;
+      return block.content === undefined
+        ? null
+        : contentProblem(block.content, `${path}.content`, role, true);
     case 'thinking':
     case 'redacted_thinking':
       return !nested && role === 'assistant' ? null : `${path}: thinking blocks belong to assistant messages`;
@@ -70,12 +88,15 @@ export function messagesContentProblem(content: unknown, role: unknown, path = '
 export function messagesSystemProblem(system: unknown): string | null {
   if (isString(system)) return null;
   if (!Array.isArray(system)) return 'system must be a string or an array of text blocks';
-  const index = system.findIndex((block) => !isPlainObject(block) || block.type !== 'text' || !isString(block.text));
+  const index = system.findIndex(
+    (block) => !isPlainObject(block) || block.type !== 'text' || !isString(block.text),
+  );
   return index === -1 ? null : `system[${index}] must be a text block`;
 }
 
 export function IsMessagesContent(options?: ValidationOptions) {
-  const problem = (args: ValidationArguments) => messagesContentProblem(args.value, (args.object as { role?: unknown }).role, args.property);
+  const problem = (args: ValidationArguments) =>
+    messagesContentProblem(args.value, (args.object as { role?: unknown }).role, args.property);
   return (target: object, propertyName: string) =>
     registerDecorator({
       name: 'isMessagesContent',
@@ -92,7 +113,10 @@ export function IsMessagesSystem(options?: ValidationOptions) {
       name: 'isMessagesSystem',
       target: target.constructor,
       propertyName,
-      options: { message: (args) => messagesSystemProblem(args.value) ?? `${propertyName} is invalid`, ...options },
+      options: {
+        message: (args) => messagesSystemProblem(args.value) ?? `${propertyName} is invalid`,
+        ...options,
+      },
       validator: { validate: (value: unknown) => messagesSystemProblem(value) === null },
     });
 }

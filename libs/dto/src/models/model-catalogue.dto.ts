@@ -192,7 +192,10 @@ export class ParameterDescriptorDto {
 }
 
 /** The schema of a parameter map: a name → descriptor object, with the descriptor registered as a component. */
-const PARAMETERS_SCHEMA = { type: 'object', additionalProperties: { $ref: getSchemaPath(ParameterDescriptorDto) } } as const;
+const PARAMETERS_SCHEMA = {
+  type: 'object',
+  additionalProperties: { $ref: getSchemaPath(ParameterDescriptorDto) },
+} as const;
 
 /** A provider descriptor as `top_provider` shows it. */
 @ApiExtraModels(ParameterDescriptorDto)
@@ -213,7 +216,10 @@ export class ProviderDescriptorDto {
   @IsCountOrNull()
   max_completion_tokens!: number | null;
 
-  @ApiProperty({ type: [String], example: ['temperature', 'top_p', 'max_tokens', 'tools', 'response_format'] })
+  @ApiProperty({
+    type: [String],
+    example: ['temperature', 'top_p', 'max_tokens', 'tools', 'response_format'],
+  })
   @IsArray()
   @IsString({ each: true })
   supported_parameters!: string[];
@@ -226,7 +232,11 @@ export class ProviderDescriptorDto {
   @NestedObject(() => PerRequestLimitsDto)
   per_request_limits!: PerRequestLimitsDto;
 
-  @ApiProperty({ ...PARAMETERS_SCHEMA, example: {}, description: "The provider's own parameter descriptors; {} when it has none" })
+  @ApiProperty({
+    ...PARAMETERS_SCHEMA,
+    example: {},
+    description: "The provider's own parameter descriptors; {} when it has none",
+  })
   @IsParameterDescriptors()
   parameters!: Record<string, ParameterDescriptorDto>;
 }
@@ -288,7 +298,9 @@ export const MODEL_ENDPOINTS = [
 export class ModelCatalogueEntryDto {
   @ApiProperty({ example: 'demo/chat' })
   @IsString()
-  @Matches(/^[a-z0-9][a-z0-9._-]*\/[a-z0-9][a-z0-9._:-]*$/i, { message: 'id must have the form <vendor>/<model> without @' })
+  @Matches(/^[a-z0-9][a-z0-9._-]*\/[a-z0-9][a-z0-9._:-]*$/i, {
+    message: 'id must have the form <vendor>/<model> without @',
+  })
   id!: string;
 
   @ApiProperty({ example: 'Demo Chat' })
@@ -309,12 +321,18 @@ export class ModelCatalogueEntryDto {
   @NestedObject(() => ArchitectureDto)
   architecture!: ArchitectureDto;
 
-  @ApiProperty({ type: ProviderDescriptorDto, description: 'The preferred provider (the first of providers)' })
+  @ApiProperty({
+    type: ProviderDescriptorDto,
+    description: 'The preferred provider (the first of providers)',
+  })
   top_provider!: ProviderDescriptorDto;
 
   @ApiProperty({ type: [String], example: ['/v1/chat/completions'] })
   @IsArray()
-  @IsIn(MODEL_ENDPOINTS, { each: true, message: `endpoints must each be one of ${MODEL_ENDPOINTS.join(', ')}` })
+  @IsIn(MODEL_ENDPOINTS, {
+    each: true,
+    message: `endpoints must each be one of ${MODEL_ENDPOINTS.join(', ')}`,
+  })
   endpoints!: string[];
 
   @ApiProperty({ example: 'A deterministic echo model for the demo' })

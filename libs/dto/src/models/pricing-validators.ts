@@ -30,7 +30,9 @@ export function IsCountOrNull(options?: ValidationOptions) {
       target: target.constructor,
       propertyName,
       options: { message: `${propertyName} must be a positive integer or null`, ...options },
-      validator: { validate: (value: unknown) => value === null || (Number.isInteger(value) && (value as number) >= 1) },
+      validator: {
+        validate: (value: unknown) => value === null || (Number.isInteger(value) && (value as number) >= 1),
+      },
     });
 }
 
@@ -42,7 +44,9 @@ export function IsNumberOrNull(options?: ValidationOptions) {
       target: target.constructor,
       propertyName,
       options: { message: `${propertyName} must be a number or null`, ...options },
-      validator: { validate: (value: unknown) => value === null || (typeof value === 'number' && Number.isFinite(value)) },
+      validator: {
+        validate: (value: unknown) => value === null || (typeof value === 'number' && Number.isFinite(value)),
+      },
     });
 }
 

@@ -22,7 +22,13 @@ import { REASONING_EFFORTS, ReasoningEffort } from '../chat/chat-completion-requ
 import { ProviderPreferencesDto } from '../chat/provider-preferences.dto';
 import { IsMetadata, METADATA_SCHEMA } from '../common/metadata';
 import { NestedObject, NestedObjectArray } from '../common/nested-object';
-import { IsDeclaredTool, IsResponsesInput, IsResponsesToolChoice, ResponsesInputItem, TOOL_NAME } from './responses-validators';
+import {
+  IsDeclaredTool,
+  IsResponsesInput,
+  IsResponsesToolChoice,
+  ResponsesInputItem,
+  TOOL_NAME,
+} from './responses-validators';
 
 export class ResponsesFunctionToolDto {
   @ApiProperty({ enum: ['function'], example: 'function', description: 'Only function tools are supported' })
@@ -39,7 +45,11 @@ export class ResponsesFunctionToolDto {
   @IsString()
   description?: string;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } })
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    example: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  })
   @IsOptional()
   @IsObject()
   parameters?: Record<string, unknown>;
@@ -64,8 +74,15 @@ export class ResponsesTextFormatDto {
   @MaxLength(64)
   name?: string;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: { type: 'object', properties: { city: { type: 'string' } } }, description: 'Required for json_schema' })
-  @ValidateIf((format: ResponsesTextFormatDto) => format.type === 'json_schema' || format.schema !== undefined)
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    example: { type: 'object', properties: { city: { type: 'string' } } },
+    description: 'Required for json_schema',
+  })
+  @ValidateIf(
+    (format: ResponsesTextFormatDto) => format.type === 'json_schema' || format.schema !== undefined,
+  )
   @IsObject()
   schema?: Record<string, unknown>;
 
@@ -93,7 +110,10 @@ export class ResponsesReasoningDto {
   @IsIn(REASONING_EFFORTS)
   effort?: ReasoningEffort;
 
-  @ApiPropertyOptional({ enum: ['auto', 'concise', 'detailed'], description: 'Accepted; no reasoning summary is returned' })
+  @ApiPropertyOptional({
+    enum: ['auto', 'concise', 'detailed'],
+    description: 'Accepted; no reasoning summary is returned',
+  })
   @IsOptional()
   @IsIn(['auto', 'concise', 'detailed'])
   summary?: 'auto' | 'concise' | 'detailed';
@@ -101,7 +121,10 @@ export class ResponsesReasoningDto {
 
 /** `POST /v1/responses`: the OpenAI Responses request, run through the gateway's chat pipeline. */
 export class ResponsesRequestDto {
-  @ApiProperty({ example: 'demo/chat', description: 'Model id, optionally with an alias suffix (`demo/chat@provider=Mock Alpha`)' })
+  @ApiProperty({
+    example: 'demo/chat',
+    description: 'Model id, optionally with an alias suffix (`demo/chat@provider=Mock Alpha`)',
+  })
   @IsString()
   @IsNotEmpty()
   @MaxLength(512)
@@ -117,7 +140,10 @@ export class ResponsesRequestDto {
   @IsResponsesInput()
   input!: string | ResponsesInputItem[];
 
-  @ApiPropertyOptional({ example: 'Answer briefly.', description: 'A system message placed before the input' })
+  @ApiPropertyOptional({
+    example: 'Answer briefly.',
+    description: 'A system message placed before the input',
+  })
   @IsOptional()
   @IsString()
   instructions?: string;
@@ -148,13 +174,21 @@ export class ResponsesRequestDto {
   @NestedObjectArray(() => ResponsesFunctionToolDto)
   tools?: ResponsesFunctionToolDto[];
 
-  @ApiPropertyOptional({ oneOf: [{ type: 'string', enum: ['none', 'auto', 'required'] }, { type: 'object' }], example: 'auto' })
+  @ApiPropertyOptional({
+    oneOf: [{ type: 'string', enum: ['none', 'auto', 'required'] }, { type: 'object' }],
+    example: 'auto',
+  })
   @IsOptional()
   @IsResponsesToolChoice()
-  @IsDeclaredTool('required', (choice) => (typeof choice === 'object' && choice !== null ? (choice as { name?: unknown }).name : undefined))
+  @IsDeclaredTool('required', (choice) =>
+    typeof choice === 'object' && choice !== null ? (choice as { name?: unknown }).name : undefined,
+  )
   tool_choice?: 'none' | 'auto' | 'required' | { type: 'function'; name: string };
 
-  @ApiPropertyOptional({ example: true, description: 'Echoed; the model decides whether calls run in parallel' })
+  @ApiPropertyOptional({
+    example: true,
+    description: 'Echoed; the model decides whether calls run in parallel',
+  })
   @IsOptional()
   @IsBoolean()
   parallel_tool_calls?: boolean;
@@ -174,7 +208,10 @@ export class ResponsesRequestDto {
   @IsBoolean()
   stream?: boolean;
 
-  @ApiPropertyOptional({ example: false, description: 'Accepted; responses are not stored for later retrieval (history keeps the generation)' })
+  @ApiPropertyOptional({
+    example: false,
+    description: 'Accepted; responses are not stored for later retrieval (history keeps the generation)',
+  })
   @IsOptional()
   @IsBoolean()
   store?: boolean;
@@ -185,12 +222,19 @@ export class ResponsesRequestDto {
   @MaxLength(256)
   user?: string;
 
-  @ApiPropertyOptional({ ...METADATA_SCHEMA, example: { ticket: 'T-1' }, description: 'Echoed in the response' })
+  @ApiPropertyOptional({
+    ...METADATA_SCHEMA,
+    example: { ticket: 'T-1' },
+    description: 'Echoed in the response',
+  })
   @IsOptional()
   @IsMetadata()
   metadata?: Record<string, string>;
 
-  @ApiPropertyOptional({ type: ProviderPreferencesDto, description: 'Gateway routing, as in chat completions' })
+  @ApiPropertyOptional({
+    type: ProviderPreferencesDto,
+    description: 'Gateway routing, as in chat completions',
+  })
   @IsOptional()
   @NestedObject(() => ProviderPreferencesDto)
   provider?: ProviderPreferencesDto;

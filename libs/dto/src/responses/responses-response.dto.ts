@@ -36,7 +36,10 @@ export class ResponsesOutputItemDto {
   @ApiPropertyOptional({ example: 'assistant', description: 'message items' })
   role?: 'assistant';
 
-  @ApiPropertyOptional({ example: [{ type: 'output_text', text: 'Hello!', annotations: [] }], description: 'message items' })
+  @ApiPropertyOptional({
+    example: [{ type: 'output_text', text: 'Hello!', annotations: [] }],
+    description: 'message items',
+  })
   content?: Array<{ type: 'output_text'; text: string; annotations: unknown[] }>;
 
   @ApiPropertyOptional({ example: 'call_abc123', description: 'function_call items' })
@@ -45,13 +48,19 @@ export class ResponsesOutputItemDto {
   @ApiPropertyOptional({ example: 'get_weather', description: 'function_call items' })
   name?: string;
 
-  @ApiPropertyOptional({ example: '{"city":"Moscow"}', description: 'function_call items: JSON-encoded arguments' })
+  @ApiPropertyOptional({
+    example: '{"city":"Moscow"}',
+    description: 'function_call items: JSON-encoded arguments',
+  })
   arguments?: string;
 }
 
 /** The `response` object of the OpenAI Responses API. */
 export class ResponsesResponseDto {
-  @ApiProperty({ example: 'gen-6f1c2b1e-8a63-4bb8-9d57-1f0b8e3c2a10', description: 'The generation id, as in history' })
+  @ApiProperty({
+    example: 'gen-6f1c2b1e-8a63-4bb8-9d57-1f0b8e3c2a10',
+    description: 'The generation id, as in history',
+  })
   id!: string;
 
   @ApiProperty({ enum: ['response'], example: 'response' })
@@ -60,7 +69,11 @@ export class ResponsesResponseDto {
   @ApiProperty({ example: 1767225600 })
   created_at!: number;
 
-  @ApiProperty({ enum: ['completed', 'incomplete'], example: 'completed', description: 'incomplete when max_output_tokens was reached or the content was filtered' })
+  @ApiProperty({
+    enum: ['completed', 'incomplete'],
+    example: 'completed',
+    description: 'incomplete when max_output_tokens was reached or the content was filtered',
+  })
   status!: string;
 
   @ApiProperty({ nullable: true, example: null })

@@ -29,7 +29,8 @@ export interface ResponsesFunctionCallOutputInput {
   output: string | ResponsesInputPart[];
 }
 
-export type ResponsesInputItem = ResponsesMessageInput | ResponsesFunctionCallInput | ResponsesFunctionCallOutputInput;
+export type ResponsesInputItem =
+  ResponsesMessageInput | ResponsesFunctionCallInput | ResponsesFunctionCallOutputInput;
 
 const isString = (value: unknown): value is string => typeof value === 'string';
 
@@ -42,7 +43,9 @@ function partProblem(part: unknown, path: string): string | null {
     case 'refusal':
       return isString(part.refusal) ? null : `${path}.refusal must be a string`;
     case 'input_image':
-      return isImageUrl(part.image_url) ? null : `${path}.image_url must be an http(s) URL or a data: URL (file_id is not supported)`;
+      return isImageUrl(part.image_url)
+        ? null
+        : `${path}.image_url must be an http(s) URL or a data: URL (file_id is not supported)`;
     default:
       return `${path}.type must be one of input_text, output_text, refusal, input_image`;
   }
@@ -62,11 +65,13 @@ function itemProblem(item: unknown, path: string): string | null {
   if (!isPlainObject(item)) return `${path} must be an object`;
   const type = item.type ?? 'message';
   if (type === 'message') {
-    if (!(RESPONSES_INPUT_ROLES as readonly unknown[]).includes(item.role)) return `${path}.role must be one of ${RESPONSES_INPUT_ROLES.join(', ')}`;
+    if (!(RESPONSES_INPUT_ROLES as readonly unknown[]).includes(item.role))
+      return `${path}.role must be one of ${RESPONSES_INPUT_ROLES.join(', ')}`;
     return contentProblem(item.content, `${path}.content`);
   }
   if (type === 'function_call') {
-    for (const field of ['call_id', 'name', 'arguments']) if (!isString(item[field])) return `${path}.${field} must be a string`;
+    for (const field of ['call_id', 'name', 'arguments'])
+      if (!isString(item[field])) return `${path}.${field} must be a string`;
     return null;
   }
   if (type === 'function_call_output') {
@@ -79,7 +84,8 @@ function itemProblem(item: unknown, path: string): string | null {
 /** Why `input` of a Responses request is invalid, or null: a string, or an array of input items. */
 export function responsesInputProblem(input: unknown): string | null {
   if (isString(input)) return null;
-  if (!Array.isArray(input) || input.length === 0) return 'input must be a string or a non-empty array of input items';
+  if (!Array.isArray(input) || input.length === 0)
+    return 'input must be a string or a non-empty array of input items';
   for (const [index, item] of input.entries()) {
     const problem = itemProblem(item, `input[${index}]`);
     if (problem) return problem;
@@ -105,10 +111,14 @@ export function IsResponsesToolChoice(options?: ValidationOptions) {
       name: 'isResponsesToolChoice',
       target: target.constructor,
       propertyName,
-      options: { message: `${propertyName} must be one of none, auto, required or {"type": "function", "name": ...}`, ...options },
+      options: {
+        message: `${propertyName} must be one of none, auto, required or {"type": "function", "name": ...}`,
+        ...options,
+      },
       validator: {
         validate: (value: unknown) =>
-          (isString(value) && ['none', 'auto', 'required'].includes(value)) || (isPlainObject(value) && value.type === 'function' && isString(value.name)),
+          (isString(value) && ['none', 'auto', 'required'].includes(value)) ||
+          (isPlainObject(value) && value.type === 'function' && isString(value.name)),
       },
     });
 }
@@ -120,14 +130,20 @@ export const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
  * A forced tool must be declared: `required` (or Anthropic's `any`) needs at least one tool, and a
  * named tool must be among `tools`. `nameOf` reads the forced name of this API's tool_choice shape.
  */
-export function IsDeclaredTool(required: string, nameOf: (choice: unknown) => unknown, options?: ValidationOptions) {
+export function IsDeclaredTool(
+  required: string,
+  nameOf: (choice: unknown) => unknown,
+  options?: ValidationOptions,
+) {
   const problem = (choice: unknown, body: object): string | null => {
     const tools = (body as { tools?: Array<{ name?: unknown }> }).tools;
     const names = Array.isArray(tools) ? tools.map((tool) => tool?.name) : [];
     const forced = typeof choice === 'string' ? choice : isPlainObject(choice) ? choice.type : undefined;
-    if (forced === required && names.length === 0) return `tool_choice ${required} needs at least one tool in tools`;
+    if (forced === required && names.length === 0)
+      return `tool_choice ${required} needs at least one tool in tools`;
     const named = nameOf(choice);
-    if (named !== undefined && !names.includes(named)) return `tool_choice names the tool ${String(named)}, which is not declared in tools`;
+    if (named !== undefined && !names.includes(named))
+      return `tool_choice names the tool ${String(named)}, which is not declared in tools`;
     return null;
   };
   return (target: object, propertyName: string) =>
@@ -135,7 +151,12 @@ export function IsDeclaredTool(required: string, nameOf: (choice: unknown) => un
       name: 'isDeclaredTool',
       target: target.constructor,
       propertyName,
-      options: { message: (args) => problem(args.value, args.object) ?? `${propertyName} is invalid`, ...options },
-      validator: { validate: (value: unknown, args: ValidationArguments) => problem(value, args.object) === null },
+      options: {
+        message: (args) => problem(args.value, args.object) ?? `${propertyName} is invalid`,
+        ...options,
+      },
+      validator: {
+        validate: (value: unknown, args: ValidationArguments) => problem(value, args.object) === null,
+      },
     });
 }

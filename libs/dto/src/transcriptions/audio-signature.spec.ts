@@ -1,7 +1,10 @@
 import { detectAudioFormat } from './audio-signature';
 import { isIso6391 } from './transcription-request.dto';
 
-const bytes = (...parts: Array<string | number[]>) => Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part, 'latin1') : Buffer.from(part))));
+const bytes = (...parts: Array<string | number[]>) =>
+  Buffer.concat(
+    parts.map((part) => (typeof part === 'string' ? Buffer.from(part, 'latin1') : Buffer.from(part))),
+  );
 
 describe('detectAudioFormat', () => {
   it.each([
@@ -33,6 +36,13 @@ describe('detectAudioFormat', () => {
 describe('isIso6391', () => {
   it('accepts ISO-639-1 codes only', () => {
     expect(['en', 'ru', 'de', 'zh'].map(isIso6391)).toEqual([true, true, true, true]);
-    expect(['EN', 'eng', 'xx', 'en-US', '', 7].map(isIso6391)).toEqual([false, false, false, false, false, false]);
+    expect(['EN', 'eng', 'xx', 'en-US', '', 7].map(isIso6391)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 });

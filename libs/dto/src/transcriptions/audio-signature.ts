@@ -4,7 +4,8 @@ import type { AudioFormat } from '@gw/contracts';
 export const MAX_AUDIO_BYTES = 25 * 1024 * 1024;
 
 const ascii = (bytes: Uint8Array, offset: number, text: string) =>
-  bytes.length >= offset + text.length && [...text].every((char, i) => bytes[offset + i] === char.charCodeAt(0));
+  bytes.length >= offset + text.length &&
+  [...text].every((char, i) => bytes[offset + i] === char.charCodeAt(0));
 
 /**
  * The audio format by the file's first bytes, or null when it is none of MP3, WAV, M4A, FLAC, OGG,
@@ -14,11 +15,19 @@ export function detectAudioFormat(bytes: Uint8Array): AudioFormat | null {
   if (ascii(bytes, 0, 'RIFF') && ascii(bytes, 8, 'WAVE')) return 'wav';
   if (ascii(bytes, 0, 'fLaC')) return 'flac';
   if (ascii(bytes, 0, 'OggS')) return 'ogg';
-  if (bytes.length >= 4 && bytes[0] === 0x1a && bytes[1] === 0x45 && bytes[2] === 0xdf && bytes[3] === 0xa3) return 'webm';
+  if (bytes.length >= 4 && bytes[0] === 0x1a && bytes[1] === 0x45 && bytes[2] === 0xdf && bytes[3] === 0xa3)
+    return 'webm';
   // ISO base media (M4A, MP4 audio): a `ftyp` box at offset 4.
   if (ascii(bytes, 4, 'ftyp')) return 'm4a';
   if (ascii(bytes, 0, 'ID3')) return 'mp3';
   // A bare MPEG audio frame: 11 sync bits, a valid version and layer III/II/I.
-  if (bytes.length >= 2 && bytes[0] === 0xff && (bytes[1] & 0xe0) === 0xe0 && (bytes[1] & 0x18) !== 0x08 && (bytes[1] & 0x06) !== 0) return 'mp3';
+  if (
+    bytes.length >= 2 &&
+    bytes[0] === 0xff &&
+    (bytes[1] & 0xe0) === 0xe0 &&
+    (bytes[1] & 0x18) !== 0x08 &&
+    (bytes[1] & 0x06) !== 0
+  )
+    return 'mp3';
   return null;
 }

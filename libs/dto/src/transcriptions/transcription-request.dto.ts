@@ -39,7 +39,10 @@ export function isIso6391(value: unknown): boolean {
 }
 
 function IsIso6391() {
-  return ValidateBy({ name: 'isIso6391', validator: { validate: isIso6391, defaultMessage: () => 'language must be an ISO-639-1 code such as en' } });
+  return ValidateBy({
+    name: 'isIso6391',
+    validator: { validate: isIso6391, defaultMessage: () => 'language must be an ISO-639-1 code such as en' },
+  });
 }
 
 /** Every field of POST /v1/audio/transcriptions except `file`; shared by the JSON and the multipart forms. */
@@ -86,7 +89,10 @@ export class TranscriptionParamsDto implements TranscriptionParams {
   @MaxLength(256)
   user?: string;
 
-  @ApiPropertyOptional({ enum: ['auto'], description: 'Required for the diarizing model when the audio is longer than 30 s' })
+  @ApiPropertyOptional({
+    enum: ['auto'],
+    description: 'Required for the diarizing model when the audio is longer than 30 s',
+  })
   @IsOptional()
   @IsIn(['auto'])
   chunking_strategy?: 'auto';
@@ -107,11 +113,18 @@ export class TranscriptionParamsDto implements TranscriptionParams {
   @MaxLength(100, { each: true })
   known_speaker_names?: string[];
 
-  @ApiPropertyOptional({ type: [String], maxItems: MAX_KNOWN_SPEAKERS, description: 'Audio examples of the speakers as data URLs' })
+  @ApiPropertyOptional({
+    type: [String],
+    maxItems: MAX_KNOWN_SPEAKERS,
+    description: 'Audio examples of the speakers as data URLs',
+  })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(MAX_KNOWN_SPEAKERS)
-  @Matches(/^data:audio\/[\w.+-]+;base64,[A-Za-z0-9+/]+={0,2}$/, { each: true, message: 'known_speaker_references must be audio data URLs' })
+  @Matches(/^data:audio\/[\w.+-]+;base64,[A-Za-z0-9+/]+={0,2}$/, {
+    each: true,
+    message: 'known_speaker_references must be audio data URLs',
+  })
   known_speaker_references?: string[];
 
   @ApiPropertyOptional({ description: 'Not supported by the classic model' })
@@ -122,7 +135,10 @@ export class TranscriptionParamsDto implements TranscriptionParams {
 
 /** The JSON form: `file` is a base64 data URL or an http(s) URL. */
 export class TranscriptionJsonRequestDto extends TranscriptionParamsDto {
-  @ApiProperty({ description: 'Audio as a base64 data URL or an http(s) URL. Formats: MP3, WAV, M4A, FLAC, OGG, WebM; at most 25 MB' })
+  @ApiProperty({
+    description:
+      'Audio as a base64 data URL or an http(s) URL. Formats: MP3, WAV, M4A, FLAC, OGG, WebM; at most 25 MB',
+  })
   @IsString()
   @IsNotEmpty()
   file!: string;

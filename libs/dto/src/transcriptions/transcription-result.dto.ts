@@ -1,5 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import type { TranscriptionResult, TranscriptionSegment, TranscriptionUsage, TranscriptionWord } from '@gw/contracts';
+import type {
+  TranscriptionResult,
+  TranscriptionSegment,
+  TranscriptionUsage,
+  TranscriptionWord,
+} from '@gw/contracts';
 
 export class TranscriptionSegmentDto implements TranscriptionSegment {
   @ApiProperty({ example: 0 })
@@ -72,7 +77,10 @@ export class TranscriptionResultDto implements TranscriptionResult {
   @ApiPropertyOptional({ type: [TranscriptionSegmentDto], description: 'verbose_json and diarized_json' })
   segments?: TranscriptionSegmentDto[];
 
-  @ApiPropertyOptional({ type: [TranscriptionWordDto], description: 'verbose_json with the word granularity' })
+  @ApiPropertyOptional({
+    type: [TranscriptionWordDto],
+    description: 'verbose_json with the word granularity',
+  })
   words?: TranscriptionWordDto[];
 
   @ApiPropertyOptional({ type: 'array', items: { type: 'object' }, description: 'With include=logprobs' })

@@ -7,7 +7,9 @@ import { createServer, Server } from 'node:http';
 export function startHealthServer(port: number, isReady: () => boolean): Promise<Server> {
   const server = createServer((req, res) => {
     const ok = req.url === '/healthz' || (req.url === '/readyz' && isReady());
-    res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: ok ? 'ok' : 'unavailable' }));
+    res
+      .writeHead(ok ? 200 : 503, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ status: ok ? 'ok' : 'unavailable' }));
   });
   return new Promise((resolve) => server.listen(port, () => resolve(server)));
 }

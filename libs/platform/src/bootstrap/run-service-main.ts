@@ -27,7 +27,11 @@ export function runServiceMain<Env extends ServiceEnv>(options: ServiceMainOptio
     const logger = createLogger(options.name, env.LOG_FORMAT, env.LOG_LEVEL);
     let ready = false;
     if (env.HEALTH_PORT > 0) await startHealthServer(env.HEALTH_PORT, () => ready);
-    const transport: TransportOptions = { kind: 'nats', servers: env.NATS_URL, rpcTimeoutMs: env.RPC_TIMEOUT_MS };
+    const transport: TransportOptions = {
+      kind: 'nats',
+      servers: env.NATS_URL,
+      rpcTimeoutMs: env.RPC_TIMEOUT_MS,
+    };
     const service = await startService(options.module({ env, transport }), transport, options.name, logger);
     service.enableShutdownHooks();
     ready = true;

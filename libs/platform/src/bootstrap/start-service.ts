@@ -9,7 +9,10 @@ import { createValidationPipe } from '../validation/validation';
 /** Microservice options for a service: a NATS queue group named after it, or the in-process bus. */
 export function serviceTransport(transport: TransportOptions, queue: string | null): MicroserviceOptions {
   if (transport.kind === 'in-process') return { strategy: new InProcessServer(transport.bus) };
-  return { transport: Transport.NATS, options: { servers: [transport.servers], ...(queue ? { queue } : {}) } };
+  return {
+    transport: Transport.NATS,
+    options: { servers: [transport.servers], ...(queue ? { queue } : {}) },
+  };
 }
 
 /**

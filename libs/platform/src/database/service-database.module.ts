@@ -10,7 +10,9 @@ import { migrateServiceDatabase, serviceDataSourceOptions, ServiceDatabaseOption
 export class ServiceDatabaseModule {
   static register(database: ServiceDatabaseOptions): DynamicModule {
     // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-    const entities = (Array.isArray(database.entities) ? database.entities : Object.values(database.entities)) as Function[];
+    const entities = (
+      Array.isArray(database.entities) ? database.entities : Object.values(database.entities)
+    ) as Function[];
     return {
       module: ServiceDatabaseModule,
       imports: [

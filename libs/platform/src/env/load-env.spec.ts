@@ -25,8 +25,16 @@ describe('loadEnv', () => {
 
   it.each([
     ['a missing required variable', { PORT: '80' }, /SECRET/],
-    ['a malformed number', { PORT: 'eighty', SECRET: 'a-secret-of-16-chars' }, /PORT: PORT must be an integer/],
-    ['an out-of-range number', { PORT: '70000', SECRET: 'a-secret-of-16-chars' }, /PORT: PORT must not be greater than 65535/],
+    [
+      'a malformed number',
+      { PORT: 'eighty', SECRET: 'a-secret-of-16-chars' },
+      /PORT: PORT must be an integer/,
+    ],
+    [
+      'an out-of-range number',
+      { PORT: '70000', SECRET: 'a-secret-of-16-chars' },
+      /PORT: PORT must not be greater than 65535/,
+    ],
   ])('stops on %s, naming the variable', (_case, source, message) => {
     expect(() => loadEnv(ExampleEnv, source)).toThrow(EnvValidationError);
     expect(() => loadEnv(ExampleEnv, source)).toThrow(message);

@@ -17,9 +17,17 @@ export class EnvValidationError extends StartupError {
  * Reads an app's environment once, at start, into a typed, validated object. Each app declares its
  * schema as a class with class-validator decorators and defaults as property initialisers.
  */
-export function loadEnv<T extends object>(schema: new () => T, source: Record<string, string | undefined>): T {
-  const defined = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== undefined && value !== ''));
-  const env = plainToInstance(schema, defined, { enableImplicitConversion: true, excludeExtraneousValues: false });
+export function loadEnv<T extends object>(
+  schema: new () => T,
+  source: Record<string, string | undefined>,
+): T {
+  const defined = Object.fromEntries(
+    Object.entries(source).filter(([, value]) => value !== undefined && value !== ''),
+  );
+  const env = plainToInstance(schema, defined, {
+    enableImplicitConversion: true,
+    excludeExtraneousValues: false,
+  });
   const errors = validateSync(env, { whitelist: true, forbidUnknownValues: false });
   if (errors.length > 0) throw new EnvValidationError(errors.flatMap(describe));
   return env;

@@ -25,7 +25,11 @@ export interface DurableSubscription {
  * handlers must be idempotent.
  */
 export abstract class DurableEvents {
-  abstract publish<Event>(contract: DurableEventContract<Event>, event: Event, messageId: string): Promise<void>;
+  abstract publish<Event>(
+    contract: DurableEventContract<Event>,
+    event: Event,
+    messageId: string,
+  ): Promise<void>;
   abstract subscribe<Event>(
     contract: DurableEventContract<Event>,
     durableName: string,
@@ -59,7 +63,11 @@ export class JetStreamDurableEvents extends DurableEvents implements OnApplicati
     this.ackWaitNs = (options.ackWaitMs ?? 30_000) * 1_000_000;
   }
 
-  async publish<Event>(contract: DurableEventContract<Event>, event: Event, messageId: string): Promise<void> {
+  async publish<Event>(
+    contract: DurableEventContract<Event>,
+    event: Event,
+    messageId: string,
+  ): Promise<void> {
     const js = await this.client();
     await js.publish(contract.subject, JSON.stringify(event), { msgID: messageId });
   }
@@ -103,7 +111,9 @@ export class JetStreamDurableEvents extends DurableEvents implements OnApplicati
       await handler(message.json<Event>());
       message.ack();
     } catch (err) {
-      this.logger.warn(`Event ${message.subject} #${message.seq} will be redelivered: ${(err as Error).message}`);
+      this.logger.warn(
+        `Event ${message.subject} #${message.seq} will be redelivered: ${(err as Error).message}`,
+      );
       message.nak(REDELIVERY_DELAY_MS);
     }
   }
@@ -157,7 +167,9 @@ export class InProcessDurableEvents extends DurableEvents {
     _durableName: string,
     handler: DurableEventHandler<Event>,
   ): Promise<DurableSubscription> {
-    const unregister = this.bus.registerEventHandler(`durable:${contract.subject}`, (data) => handler(data as Event));
+    const unregister = this.bus.registerEventHandler(`durable:${contract.subject}`, (data) =>
+      handler(data as Event),
+    );
     return { stop: async () => unregister() };
   }
 }

@@ -60,6 +60,7 @@ export class InProcessServer extends Server implements CustomTransportStrategy {
     const handler = this.getHandlerByPattern(pattern);
     if (!handler) return;
     const result = await handler(data, new BaseRpcContext([pattern]));
-    if (isObservable(result)) await new Promise<void>((resolve, reject) => result.subscribe({ error: reject, complete: resolve }));
+    if (isObservable(result))
+      await new Promise<void>((resolve, reject) => result.subscribe({ error: reject, complete: resolve }));
   }
 }

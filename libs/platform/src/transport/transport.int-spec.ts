@@ -81,11 +81,16 @@ describe.each<[string, () => TransportOptions]>([
 
   beforeAll(async () => {
     const options = makeOptions();
-    service = await NestFactory.createMicroservice(TestServiceModule, { ...serviceTransport(options, 'test'), logger: false });
+    service = await NestFactory.createMicroservice(TestServiceModule, {
+      ...serviceTransport(options, 'test'),
+      logger: false,
+    });
     service.useGlobalFilters(new RpcErrorFilter());
     service.useGlobalPipes(createValidationPipe());
     await service.listen();
-    const moduleRef = await Test.createTestingModule({ imports: [TransportModule.forRoot(options)] }).compile();
+    const moduleRef = await Test.createTestingModule({
+      imports: [TransportModule.forRoot(options)],
+    }).compile();
     await moduleRef.init();
     client = moduleRef.get(RpcClient);
     close = async () => {
@@ -97,7 +102,10 @@ describe.each<[string, () => TransportOptions]>([
   afterAll(() => close());
 
   it('answers a request with the JSON form of the reply', async () => {
-    await expect(client.request(Echo, { text: 'hi' })).resolves.toEqual({ text: 'hi', at: '1970-01-01T00:00:00.000Z' });
+    await expect(client.request(Echo, { text: 'hi' })).resolves.toEqual({
+      text: 'hi',
+      at: '1970-01-01T00:00:00.000Z',
+    });
   });
 
   it('carries a coded domain error across with its code and param', async () => {
@@ -123,19 +131,29 @@ describe.each<[string, () => TransportOptions]>([
   });
 
   it('validates the payload at the handler and names the parameter', async () => {
-    await expect(lastValueFrom(client.stream(Count, { n: 0 }))).rejects.toMatchObject({ code: 'invalid_request', param: 'n' });
+    await expect(lastValueFrom(client.stream(Count, { n: 0 }))).rejects.toMatchObject({
+      code: 'invalid_request',
+      param: 'n',
+    });
   });
 
   it('turns a missing handler or a silent service into service_unavailable', async () => {
-    await expect(client.request(Missing, {}, { timeoutMs: 300 })).rejects.toMatchObject({ code: 'service_unavailable' });
-    await expect(client.request(Slow, {}, { timeoutMs: 100 })).rejects.toMatchObject({ code: 'service_unavailable' });
+    await expect(client.request(Missing, {}, { timeoutMs: 300 })).rejects.toMatchObject({
+      code: 'service_unavailable',
+    });
+    await expect(client.request(Slow, {}, { timeoutMs: 100 })).rejects.toMatchObject({
+      code: 'service_unavailable',
+    });
   });
 });
 
 describe('in-process transport cancellation', () => {
   it('stops the handler stream when the caller unsubscribes', async () => {
     const bus = new InProcessBus();
-    const service = await NestFactory.createMicroservice(TestServiceModule, { ...serviceTransport({ kind: 'in-process', bus, rpcTimeoutMs: 1000 }, null), logger: false });
+    const service = await NestFactory.createMicroservice(TestServiceModule, {
+      ...serviceTransport({ kind: 'in-process', bus, rpcTimeoutMs: 1000 }, null),
+      logger: false,
+    });
     await service.listen();
     const before = streamsFinalized;
     const values: unknown[] = [];

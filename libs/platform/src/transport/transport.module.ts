@@ -18,14 +18,19 @@ export class TransportModule {
           provide: RPC_CLIENT_PROXY,
           useFactory: (): ClientProxy =>
             options.kind === 'nats'
-              ? ClientProxyFactory.create({ transport: Transport.NATS, options: { servers: [options.servers] } })
+              ? ClientProxyFactory.create({
+                  transport: Transport.NATS,
+                  options: { servers: [options.servers] },
+                })
               : new InProcessClient(options.bus),
         },
         RpcClient,
         {
           provide: DurableEvents,
           useFactory: (): DurableEvents =>
-            options.kind === 'nats' ? new JetStreamDurableEvents(options.servers) : new InProcessDurableEvents(options.bus),
+            options.kind === 'nats'
+              ? new JetStreamDurableEvents(options.servers)
+              : new InProcessDurableEvents(options.bus),
         },
       ],
       exports: [RpcClient, DurableEvents, TRANSPORT_OPTIONS],

@@ -47,8 +47,14 @@ export class SpendingLimitsAndHistoryIndexes1764100000000 implements MigrationIn
       ['generations_org_status_created_idx', '"organization_id", "list_status", "created_at", "id"'],
       ['generations_org_type_created_idx', '"organization_id", "request_type", "created_at", "id"'],
       // Without these a cost sort with a rare (or absent) status or type walks the organization's whole cost index.
-      ['generations_org_status_cost_idx', '"organization_id", "list_status", "client_cost", "created_at", "id"'],
-      ['generations_org_type_cost_idx', '"organization_id", "request_type", "client_cost", "created_at", "id"'],
+      [
+        'generations_org_status_cost_idx',
+        '"organization_id", "list_status", "client_cost", "created_at", "id"',
+      ],
+      [
+        'generations_org_type_cost_idx',
+        '"organization_id", "request_type", "client_cost", "created_at", "id"',
+      ],
     ];
     for (const [name, columns] of indexes) {
       await q.query(`CREATE INDEX "${name}" ON "billing"."generations" (${columns})`);
@@ -77,7 +83,9 @@ export class SpendingLimitsAndHistoryIndexes1764100000000 implements MigrationIn
     await q.query(`ALTER TABLE "billing"."generations" ADD COLUMN "model_display_name" text`);
     await q.query(`UPDATE "billing"."generations" g SET "model_display_name" = COALESCE(m."display_name", g."model")
       FROM "billing"."models" m WHERE m."model" = g."model"`);
-    await q.query(`UPDATE "billing"."generations" SET "model_display_name" = "model" WHERE "model_display_name" IS NULL`);
+    await q.query(
+      `UPDATE "billing"."generations" SET "model_display_name" = "model" WHERE "model_display_name" IS NULL`,
+    );
     await q.query(`ALTER TABLE "billing"."generations" ALTER COLUMN "model_display_name" SET NOT NULL`);
     await q.query(`DROP TABLE "billing"."models"`);
     await q.query(`ALTER TABLE "billing"."reservations" DROP COLUMN "context"`);

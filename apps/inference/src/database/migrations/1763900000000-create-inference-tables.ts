@@ -18,7 +18,9 @@ export class CreateInferenceTables1763900000000 implements MigrationInterface {
       "duration_ms" integer NOT NULL,
       UNIQUE ("generation_id", "attempt")
     )`);
-    await q.query(`CREATE INDEX "request_attempts_org_started_idx" ON "inference"."request_attempts" ("organization_id", "started_at")`);
+    await q.query(
+      `CREATE INDEX "request_attempts_org_started_idx" ON "inference"."request_attempts" ("organization_id", "started_at")`,
+    );
     await q.query(`CREATE TABLE "inference"."event_outbox" (
       "message_id" text PRIMARY KEY,
       "organization_id" uuid NOT NULL,
@@ -28,7 +30,9 @@ export class CreateInferenceTables1763900000000 implements MigrationInterface {
       "published_at" timestamptz,
       "publish_attempts" integer NOT NULL DEFAULT 0
     )`);
-    await q.query(`CREATE INDEX "event_outbox_unpublished_idx" ON "inference"."event_outbox" ("created_at") WHERE "published_at" IS NULL`);
+    await q.query(
+      `CREATE INDEX "event_outbox_unpublished_idx" ON "inference"."event_outbox" ("created_at") WHERE "published_at" IS NULL`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

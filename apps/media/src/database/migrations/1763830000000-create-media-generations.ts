@@ -15,7 +15,9 @@ export class CreateMediaGenerations1763830000000 implements MigrationInterface {
       "created_at" timestamptz NOT NULL DEFAULT now(),
       "completed_at" timestamptz
     )`);
-    await q.query(`CREATE INDEX "generations_org_created_idx" ON "media"."generations" ("organization_id", "created_at")`);
+    await q.query(
+      `CREATE INDEX "generations_org_created_idx" ON "media"."generations" ("organization_id", "created_at")`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

@@ -19,7 +19,9 @@ export class CreateStorageFiles1763830100000 implements MigrationInterface {
       "created_at" timestamptz NOT NULL DEFAULT now(),
       "updated_at" timestamptz NOT NULL DEFAULT now()
     )`);
-    await q.query(`CREATE INDEX "files_org_created_idx" ON "storage"."files" ("organization_id", "created_at")`);
+    await q.query(
+      `CREATE INDEX "files_org_created_idx" ON "storage"."files" ("organization_id", "created_at")`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {
