@@ -53,18 +53,16 @@ describe('upstreamProviders', () => {
       moduleRef
         .get(OpenAiEmbeddingsAdapter)
         .embed({ baseUrl: NOWHERE, apiKey: null, request: { model: 'm', input: ['x'] }, signal }),
-      moduleRef
-        .get(TranscriptionUpstream)
-        .transcribe({
-          baseUrl: NOWHERE,
-          apiKey: null,
-          upstreamModel: 'm',
-          audio: Buffer.from('x'),
-          filename: 'a.wav',
-          mimeType: 'audio/wav',
-          params: {},
-          upstreamFormat: 'json',
-        }),
+      moduleRef.get(TranscriptionUpstream).transcribe({
+        baseUrl: NOWHERE,
+        apiKey: null,
+        upstreamModel: 'm',
+        audio: Buffer.from('x'),
+        filename: 'a.wav',
+        mimeType: 'audio/wav',
+        params: {},
+        upstreamFormat: 'json',
+      }),
     ];
     for (const call of calls) await expect(call).rejects.toThrow(/client is (closed|destroyed)/);
   });

@@ -8,10 +8,8 @@ import type { Response } from 'express';
 export class BrokenController {
   @All('*path')
   fail(@Res() res: Response): void {
-    res
-      .status(502)
-      .json({
-        error: { message: 'Mock Broken always fails', type: 'upstream_failure', code: null, param: null },
-      });
+    res.status(502).json({
+      error: { message: 'Mock Broken always fails', type: 'upstream_failure', code: null, param: null },
+    });
   }
 }
