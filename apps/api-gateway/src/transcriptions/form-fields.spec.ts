@@ -22,9 +22,9 @@ describe('formFieldsToParams', () => {
   });
 
   it('reads arrays the parser already nested, sparse or keyed by index', () => {
-    // eslint-disable-next-line no-sparse-arrays
     expect(
       formFieldsToParams({
+        // eslint-disable-next-line no-sparse-arrays
         known_speaker_names: [, 'Boris'],
         timestamp_granularities: { '1': 'segment', '0': 'word' },
       }),

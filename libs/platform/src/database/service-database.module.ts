@@ -9,10 +9,9 @@ import { migrateServiceDatabase, serviceDataSourceOptions, ServiceDatabaseOption
 @Module({})
 export class ServiceDatabaseModule {
   static register(database: ServiceDatabaseOptions): DynamicModule {
+    const listed = Array.isArray(database.entities) ? database.entities : Object.values(database.entities);
     // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-    const entities = (
-      Array.isArray(database.entities) ? database.entities : Object.values(database.entities)
-    ) as Function[];
+    const entities = listed as Function[];
     return {
       module: ServiceDatabaseModule,
       imports: [
