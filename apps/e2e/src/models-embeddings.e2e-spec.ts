@@ -1,4 +1,5 @@
 import Decimal from 'decimal.js';
+import { PRICE_KEYS, PRICING_KEYS } from '@gw/pricing';
 import { expectEventually } from '@gw/testing';
 import OpenAI from 'openai';
 import { EmbeddedGateway, startEmbeddedGateway } from './support/embedded-gateway';
@@ -68,30 +69,13 @@ const price: Schema = {
     { type: 'object', additionalProperties: false },
   ],
 };
-const PRICE_UNITS = [
-  'prompt_per_million',
-  'completion_per_million',
-  'request_per_thousand',
-  'image_input_per_million',
-  'image_output_per_million',
-  'audio_per_million',
-  'web_search_per_thousand',
-  'internal_reasoning_per_million',
-  'input_cache_read_per_million',
-  'input_cache_write_per_million',
-  'input_audio_cache_per_million',
-  'stt_per_minute',
-  'tts_per_million_characters',
-  'video_per_second',
-  'per_request',
-];
 const pricing: Schema = {
   type: 'object',
-  required: ['currency', ...PRICE_UNITS, 'tiers', 'unitParam'],
+  required: [...PRICING_KEYS],
   additionalProperties: false,
   properties: {
     currency: { type: 'string', enum: ['RUB'] },
-    ...Object.fromEntries(PRICE_UNITS.map((unit) => [unit, price])),
+    ...Object.fromEntries(PRICE_KEYS.map((unit) => [unit, price])),
     tiers: {
       type: 'array',
       items: {

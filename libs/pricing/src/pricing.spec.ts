@@ -13,6 +13,9 @@ import {
   PER_REQUEST_UNIT,
   price,
   Pricing,
+  PRICING_KEYS,
+  PRICING_TIER_KEYS,
+  PricingTier,
   TierParameters,
   unitCost,
   unitParamProblem,
@@ -36,6 +39,35 @@ const withReasoning: Pricing = {
   input_cache_read_per_million: '10',
 };
 const free: Pricing = { currency: 'RUB', prompt_per_million: '0', completion_per_million: {} };
+
+describe('PRICING_KEYS', () => {
+  it('lists every key of a Pricing object and of a tier', () => {
+    // Typed as Required, the literal does not compile once Pricing gains a key it lacks.
+    const tier: Required<PricingTier> = { conditions: [], cost_rub: '1' };
+    const every: Required<Pricing> = {
+      currency: 'RUB',
+      prompt_per_million: {},
+      completion_per_million: {},
+      request_per_thousand: {},
+      image_input_per_million: {},
+      image_output_per_million: {},
+      audio_per_million: {},
+      web_search_per_thousand: {},
+      internal_reasoning_per_million: {},
+      input_cache_read_per_million: {},
+      input_cache_write_per_million: {},
+      input_audio_cache_per_million: {},
+      stt_per_minute: {},
+      tts_per_million_characters: {},
+      video_per_second: {},
+      per_request: {},
+      tiers: [tier],
+      unitParam: 'tokens',
+    };
+    expect([...PRICING_KEYS].sort()).toEqual(Object.keys(every).sort());
+    expect([...PRICING_TIER_KEYS].sort()).toEqual(Object.keys(tier).sort());
+  });
+});
 
 describe('price', () => {
   it.each([

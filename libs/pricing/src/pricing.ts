@@ -9,32 +9,8 @@ export interface PricingTier {
   cost_rub: string;
 }
 
-/** The catalogue's "Pricing object"; every price is in `currency` (RUB). */
-export interface Pricing {
-  currency: string;
-  prompt_per_million?: PriceValue;
-  completion_per_million?: PriceValue;
-  request_per_thousand?: PriceValue;
-  image_input_per_million?: PriceValue;
-  image_output_per_million?: PriceValue;
-  audio_per_million?: PriceValue;
-  web_search_per_thousand?: PriceValue;
-  internal_reasoning_per_million?: PriceValue;
-  input_cache_read_per_million?: PriceValue;
-  input_cache_write_per_million?: PriceValue;
-  input_audio_cache_per_million?: PriceValue;
-  stt_per_minute?: PriceValue;
-  tts_per_million_characters?: PriceValue;
-  video_per_second?: PriceValue;
-  per_request?: PriceValue;
-  tiers?: PricingTier[];
-  /** What one priced unit counts (see UNIT_PARAM_OF_METERED_TYPE and PER_REQUEST_UNIT). */
-  unitParam?: string;
-}
-
-export type PriceKey = Exclude<keyof Pricing, 'currency' | 'tiers' | 'unitParam'>;
-
-export const PRICE_KEYS: readonly PriceKey[] = [
+/** The per-unit prices of a pricing, in the interface's order; the one list the Pricing type is made of. */
+export const PRICE_KEYS = [
   'prompt_per_million',
   'completion_per_million',
   'request_per_thousand',
@@ -50,7 +26,26 @@ export const PRICE_KEYS: readonly PriceKey[] = [
   'tts_per_million_characters',
   'video_per_second',
   'per_request',
-];
+] as const;
+
+export type PriceKey = (typeof PRICE_KEYS)[number];
+
+/**
+ * The catalogue's "Pricing object"; every price is in `currency` (RUB). Declared once: the HTTP
+ * DTO implements it and the contracts use it.
+ */
+export type Pricing = { [key in PriceKey]?: PriceValue } & {
+  currency: string;
+  tiers?: PricingTier[];
+  /** What one priced unit counts (see UNIT_PARAM_OF_METERED_TYPE and PER_REQUEST_UNIT). */
+  unitParam?: string;
+};
+
+/** Every key of a Pricing object, as a catalogue writes them all; its DTO's spec holds it to this list. */
+export const PRICING_KEYS: readonly (keyof Pricing)[] = ['currency', ...PRICE_KEYS, 'tiers', 'unitParam'];
+
+/** Every key of a pricing tier. */
+export const PRICING_TIER_KEYS: readonly (keyof PricingTier)[] = ['conditions', 'cost_rub'];
 
 export interface ChatUsage {
   prompt_tokens: number;

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PRICE_KEYS } from '@gw/pricing';
+import { PRICING_KEYS } from '@gw/pricing';
 import { CatalogueError, loadCatalogue } from './catalogue-loader';
 
 const DEMO = join(__dirname, '../../../../config/catalogue.demo.json');
@@ -94,7 +94,6 @@ describe('loadCatalogue', () => {
     'per_request_limits',
     'parameters',
   ];
-  const PRICING_FIELDS = ['currency', ...PRICE_KEYS, 'tiers', 'unitParam'];
 
   it.each([
     ['demo', DEMO, variables],
@@ -121,7 +120,7 @@ describe('loadCatalogue', () => {
           ...entry.providers.map((p) => p.pricing),
           ...entry.operations.map((o) => o.pricing),
         ]) {
-          expect(Object.keys(pricing).sort()).toEqual([...PRICING_FIELDS].sort());
+          expect(Object.keys(pricing).sort()).toEqual([...PRICING_KEYS].sort());
           expect(pricing.unitParam).toEqual(expect.any(String));
         }
       }

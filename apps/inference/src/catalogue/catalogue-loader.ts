@@ -83,7 +83,7 @@ export function loadCatalogue(file: string, variables: Record<string, string | u
  */
 function checkModel(model: CatalogueModelConfig, file: string, at: string): void {
   model.providers.forEach((provider, p) => {
-    const missing = missingBilledUnits(model.type, provider.pricing as Pricing);
+    const missing = missingBilledUnits(model.type, provider.pricing);
     if (missing.length > 0) {
       throw new CatalogueError(
         file,
@@ -143,7 +143,7 @@ function route(
     baseUrl: baseUrl.replace(/\/+$/, ''),
     upstreamModel: provider.routing.model,
     apiKey: provider.routing.apiKeyEnv ? (variables[provider.routing.apiKeyEnv] ?? null) : null,
-    pricing: provider.pricing as Pricing,
+    pricing: provider.pricing,
     maxPromptTokens: lowest(provider.context_length, provider.per_request_limits.prompt_tokens),
     maxCompletionTokens: lowest(
       provider.max_completion_tokens,

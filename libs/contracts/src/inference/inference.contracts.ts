@@ -1,4 +1,5 @@
 import { broadcast, rpc, stream } from '../contract';
+import type { Pricing } from '@gw/pricing';
 import type { Principal } from '../principal';
 
 /** Which public API the request came through; recorded in history as `apiType`. */
@@ -83,30 +84,6 @@ export interface ChatCompletionChunk {
   usage?: ChatCompletionUsage;
 }
 
-export type CataloguePrice = string | Record<string, never>;
-
-/** The "Pricing object" of the interface: decimal strings per unit, `{}` where a unit does not apply. */
-export interface CataloguePricing {
-  currency: string;
-  prompt_per_million?: CataloguePrice;
-  completion_per_million?: CataloguePrice;
-  request_per_thousand?: CataloguePrice;
-  image_input_per_million?: CataloguePrice;
-  image_output_per_million?: CataloguePrice;
-  audio_per_million?: CataloguePrice;
-  web_search_per_thousand?: CataloguePrice;
-  internal_reasoning_per_million?: CataloguePrice;
-  input_cache_read_per_million?: CataloguePrice;
-  input_cache_write_per_million?: CataloguePrice;
-  input_audio_cache_per_million?: CataloguePrice;
-  stt_per_minute?: CataloguePrice;
-  tts_per_million_characters?: CataloguePrice;
-  video_per_second?: CataloguePrice;
-  per_request?: CataloguePrice;
-  tiers: Array<{ conditions: string[]; cost_rub: string }>;
-  unitParam: string;
-}
-
 export interface ParameterDescriptor {
   required?: boolean;
   description?: string;
@@ -119,7 +96,7 @@ export interface ParameterDescriptor {
 
 export interface ProviderDescriptor {
   is_moderated: boolean;
-  pricing: CataloguePricing;
+  pricing: Pricing;
   context_length: number | null;
   max_completion_tokens: number | null;
   supported_parameters: string[];
@@ -151,7 +128,7 @@ export interface ModelCatalogueEntry {
     name: string;
     async: boolean;
     description: string;
-    pricing: CataloguePricing;
+    pricing: Pricing;
     parameters: Record<string, ParameterDescriptor>;
   }>;
 }

@@ -11,13 +11,13 @@ import {
   Matches,
   Min,
 } from 'class-validator';
+import type { PriceValue, Pricing, PricingTier } from '@gw/pricing';
 import { NestedObject, NestedObjectArray } from '../common/nested-object';
 import { IsCountOrNull, IsNumberOrNull, IsParameterDescriptors, IsPriceValue } from './pricing-validators';
 
-export type PriceValueDto = string | Record<string, never>;
 const PRICE_SCHEMA = { oneOf: [{ type: 'string' }, { type: 'object' }] };
 
-export class PricingTierDto {
+export class PricingTierDto implements PricingTier {
   @ApiProperty({ type: [String], example: ['resolution=1080p'] })
   @IsArray()
   @Matches(/^[^=]+=.+$/, { each: true, message: 'tier conditions must have the form <parameter>=<value>' })
@@ -31,71 +31,72 @@ export class PricingTierDto {
 /**
  * Per-unit prices in `currency`, each a decimal string or `{}` where the unit does not apply; a
  * catalogue writes every one of them, so the list shows every key and no price is absent by mistake.
+ * The shape is libs/pricing's; its spec holds the properties to PRICING_KEYS.
  */
-export class PricingDto {
+export class PricingDto implements Pricing {
   @ApiProperty({ example: 'RUB' })
   @IsString()
   currency!: string;
 
   @ApiProperty({ ...PRICE_SCHEMA, example: '150.00' })
   @IsPriceValue()
-  prompt_per_million!: PriceValueDto;
+  prompt_per_million!: PriceValue;
 
   @ApiProperty({ ...PRICE_SCHEMA, example: '600.00' })
   @IsPriceValue()
-  completion_per_million!: PriceValueDto;
+  completion_per_million!: PriceValue;
 
   @ApiProperty({ ...PRICE_SCHEMA, example: {} })
   @IsPriceValue()
-  request_per_thousand!: PriceValueDto;
+  request_per_thousand!: PriceValue;
 
   @ApiProperty({ ...PRICE_SCHEMA, example: {} })
   @IsPriceValue()
-  image_input_per_million!: PriceValueDto;
+  image_input_per_million!: PriceValue;
 
   @ApiProperty({ ...PRICE_SCHEMA, example: {} })
   @IsPriceValue()
-  image_output_per_million!: PriceValueDto;
+  image_output_per_million!: PriceValue;
 
   @ApiProperty({ ...PRICE_SCHEMA, example: {} })
   @IsPriceValue()
-  audio_per_million!: PriceValueDto;
+  audio_per_million!: PriceValue;
 
   @ApiProperty({ ...PRICE_SCHEMA, example: {} })
   @IsPriceValue()
-  web_search_per_thousand!: PriceValueDto;
+  web_search_per_thousand!: PriceValue;
 
   @ApiProperty({ ...PRICE_SCHEMA, example: {} })
   @IsPriceValue()
-  internal_reasoning_per_million!: PriceValueDto;
+  internal_reasoning_per_million!: PriceValue;
 
   @ApiProperty({ ...PRICE_SCHEMA, example: {} })
   @IsPriceValue()
-  input_cache_read_per_million!: PriceValueDto;
+  input_cache_read_per_million!: PriceValue;
 
   @ApiProperty({ ...PRICE_SCHEMA, example: {} })
   @IsPriceValue()
-  input_cache_write_per_million!: PriceValueDto;
+  input_cache_write_per_million!: PriceValue;
 
   @ApiProperty({ ...PRICE_SCHEMA, example: {} })
   @IsPriceValue()
-  input_audio_cache_per_million!: PriceValueDto;
+  input_audio_cache_per_million!: PriceValue;
 
   @ApiProperty({ ...PRICE_SCHEMA, example: {} })
   @IsPriceValue()
-  stt_per_minute!: PriceValueDto;
+  stt_per_minute!: PriceValue;
 
   @ApiProperty({ ...PRICE_SCHEMA, example: {} })
   @IsPriceValue()
-  tts_per_million_characters!: PriceValueDto;
+  tts_per_million_characters!: PriceValue;
 
   @ApiProperty({ ...PRICE_SCHEMA, example: {} })
   @IsPriceValue()
-  video_per_second!: PriceValueDto;
+  video_per_second!: PriceValue;
 
   @ApiProperty({ ...PRICE_SCHEMA, example: {} })
   @IsPriceValue()
-  per_request!: PriceValueDto;
+  per_request!: PriceValue;
 
   @ApiProperty({ type: [PricingTierDto] })
   @NestedObjectArray(() => PricingTierDto)
