@@ -3,7 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { EmbeddingList, EmbeddingsContracts, Principal } from '@gw/contracts';
 import { EmbeddingListDto, EmbeddingRequestDto } from '@gw/dto';
 import { RpcClient } from '@gw/platform';
-import { randomUUID } from 'node:crypto';
+import { newGenerationId } from '../generations/generation-cancellation';
 import { Authenticated, CurrentPrincipal } from '../security/authenticated.decorator';
 import { ApiPaidGenerationErrors } from '../docs/paid-generation-errors.decorator';
 
@@ -31,7 +31,7 @@ export class EmbeddingsController {
   ): Promise<EmbeddingList> {
     return this.rpc.request(
       EmbeddingsContracts.create,
-      { principal, body, generationId: `gen-${randomUUID()}` },
+      { principal, body, generationId: newGenerationId() },
       { timeoutMs: EMBEDDINGS_RPC_TIMEOUT_MS },
     );
   }

@@ -15,17 +15,14 @@ import {
   NamedServerSentEvent,
   Principal,
 } from '@gw/contracts';
+import type { FormatRequest, MessagesResponse } from '@gw/contracts';
 import { MessagesRequestDto, MessagesResponseDto } from '@gw/dto';
 import { RpcClient } from '@gw/platform';
 import type { Response } from 'express';
 import { Authenticated, CurrentPrincipal } from '../security/authenticated.decorator';
-import {
-  cancelGeneration,
-  cancelWhenAbandoned,
-  FORMAT_RPC_TIMEOUT_MS,
-  newGenerationId,
-} from './format-cancellation';
-import { relayNamedServerSentEvents } from './named-sse-writer';
+import { namedEvents } from '../generations/server-sent-events';
+import type { GenerationRoute } from '../generations/serve-generation';
+import { serveGeneration } from '../generations/serve-generation';
 import { ApiPaidGenerationErrors } from '../docs/paid-generation-errors.decorator';
 
 /** Anthropic's error event: `{type: 'error', error: {type, message}}`. */
@@ -44,6 +41,12 @@ const STREAM_EXAMPLE = [
   'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"input_tokens":6,"output_tokens":1,"cost_rub":0.002,"cost":0.002}}',
   'event: message_stop\ndata: {"type":"message_stop"}',
 ].join('\n\n');
+
+const MESSAGES: GenerationRoute<FormatRequest, MessagesResponse, NamedServerSentEvent> = {
+  answer: FormatsContracts.messages,
+  events: FormatsContracts.messagesStream,
+  framing: namedEvents(messagesErrorEvent),
+};
 
 @ApiTags('chat')
 @ApiExtraModels(MessagesResponseDto)
@@ -114,24 +117,15 @@ export class MessagesController {
     },
   })
   @ApiPaidGenerationErrors('Invalid body, alias or unknown model')
-  async create(
+  create(
     @CurrentPrincipal() principal: Principal,
     @Body() body: MessagesRequestDto,
     @Res() response: Response,
   ): Promise<void> {
-    const generationId = newGenerationId();
-    const message = { principal, body, generationId };
-    const cancel = () => cancelGeneration(this.rpc, generationId);
-    if (body.stream === true) {
-      const events = this.rpc.stream(FormatsContracts.messagesStream, message, {
-        idleTimeoutMs: FORMAT_RPC_TIMEOUT_MS,
-      });
-      return relayNamedServerSentEvents(events, response, messagesErrorEvent, cancel);
-    }
-    cancelWhenAbandoned(response, cancel);
-    const answer = await this.rpc.request(FormatsContracts.messages, message, {
-      timeoutMs: FORMAT_RPC_TIMEOUT_MS,
-    });
-    if (!response.writableEnded && !response.destroyed) response.status(200).json(answer);
+    return serveGeneration(this.rpc, response, MESSAGES, body.stream === true, (generationId) => ({
+      principal,
+      body,
+      generationId,
+    }));
   }
 }

@@ -8,17 +8,14 @@ import {
   getSchemaPath,
 } from '@nestjs/swagger';
 import { DomainError, FormatsContracts, NamedServerSentEvent, Principal } from '@gw/contracts';
+import type { FormatRequest, ResponsesResponse } from '@gw/contracts';
 import { ResponsesRequestDto, ResponsesResponseDto } from '@gw/dto';
 import { RpcClient } from '@gw/platform';
 import type { Response } from 'express';
 import { Authenticated, CurrentPrincipal } from '../security/authenticated.decorator';
-import {
-  cancelGeneration,
-  cancelWhenAbandoned,
-  FORMAT_RPC_TIMEOUT_MS,
-  newGenerationId,
-} from './format-cancellation';
-import { relayNamedServerSentEvents } from './named-sse-writer';
+import { namedEvents } from '../generations/server-sent-events';
+import type { GenerationRoute } from '../generations/serve-generation';
+import { serveGeneration } from '../generations/serve-generation';
 import { ApiPaidGenerationErrors } from '../docs/paid-generation-errors.decorator';
 
 /** The Responses API's own error event; its sequence continues the events already sent. */
@@ -40,6 +37,12 @@ const STREAM_EXAMPLE = [
   'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":4,"item_id":"msg_…","output_index":0,"content_index":0,"delta":"Hello"}',
   'event: response.completed\ndata: {"type":"response.completed","sequence_number":9,"response":{…,"status":"completed","usage":{"input_tokens":6,"output_tokens":2,"total_tokens":8,"cost_rub":0.0021,"cost":0.0021}}}',
 ].join('\n\n');
+
+const RESPONSES: GenerationRoute<FormatRequest, ResponsesResponse, NamedServerSentEvent> = {
+  answer: FormatsContracts.responses,
+  events: FormatsContracts.responsesStream,
+  framing: namedEvents(responsesErrorEvent),
+};
 
 @ApiTags('chat')
 @ApiExtraModels(ResponsesResponseDto)
@@ -100,24 +103,15 @@ export class ResponsesController {
     },
   })
   @ApiPaidGenerationErrors('Invalid body, alias or unknown model')
-  async create(
+  create(
     @CurrentPrincipal() principal: Principal,
     @Body() body: ResponsesRequestDto,
     @Res() response: Response,
   ): Promise<void> {
-    const generationId = newGenerationId();
-    const message = { principal, body, generationId };
-    const cancel = () => cancelGeneration(this.rpc, generationId);
-    if (body.stream === true) {
-      const events = this.rpc.stream(FormatsContracts.responsesStream, message, {
-        idleTimeoutMs: FORMAT_RPC_TIMEOUT_MS,
-      });
-      return relayNamedServerSentEvents(events, response, responsesErrorEvent, cancel);
-    }
-    cancelWhenAbandoned(response, cancel);
-    const answer = await this.rpc.request(FormatsContracts.responses, message, {
-      timeoutMs: FORMAT_RPC_TIMEOUT_MS,
-    });
-    if (!response.writableEnded && !response.destroyed) response.status(200).json(answer);
+    return serveGeneration(this.rpc, response, RESPONSES, body.stream === true, (generationId) => ({
+      principal,
+      body,
+      generationId,
+    }));
   }
 }

@@ -1,23 +1,26 @@
-import { Body, Controller, HttpCode, Logger, Post, Res } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
 import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest } from '@gw/contracts';
 import { InferenceContracts, Principal } from '@gw/contracts';
 import { ChatCompletionChunkDto, ChatCompletionDto, ChatCompletionRequestDto } from '@gw/dto';
 import { RpcClient } from '@gw/platform';
 import type { Response } from 'express';
-import { randomUUID } from 'node:crypto';
 import { Authenticated, CurrentPrincipal } from '../security/authenticated.decorator';
-import { relayServerSentEvents } from './sse-writer';
+import { DATA_EVENTS } from '../generations/server-sent-events';
+import type { GenerationRoute } from '../generations/serve-generation';
+import { serveGeneration } from '../generations/serve-generation';
 import { ApiPaidGenerationErrors } from '../docs/paid-generation-errors.decorator';
 
-/** A completion may take minutes; the NATS call must outlast the service's own upstream timeout. */
-const CHAT_RPC_TIMEOUT_MS = 600_000;
+const CHAT_COMPLETIONS: GenerationRoute<ChatCompletionRequest, ChatCompletion, ChatCompletionChunk> = {
+  answer: InferenceContracts.chatCompletion,
+  events: InferenceContracts.chatCompletionStream,
+  framing: DATA_EVENTS,
+};
 
 @ApiTags('chat')
 @ApiExtraModels(ChatCompletionChunkDto)
 @Controller()
 export class ChatCompletionsController {
-  private readonly logger = new Logger('ChatCompletions');
-
   constructor(private readonly rpc: RpcClient) {}
 
   @Post(['v1/chat/completions', 'v2/chat/completions'])
@@ -42,37 +45,16 @@ export class ChatCompletionsController {
     type: ChatCompletionDto,
   })
   @ApiPaidGenerationErrors('Invalid body or unknown model')
-  async create(
+  create(
     @CurrentPrincipal() principal: Principal,
     @Body() body: ChatCompletionRequestDto,
     @Res() response: Response,
   ): Promise<void> {
-    // Chosen here so that a client leaving before the first chunk can still be cancelled by id.
-    const generationId = `gen-${randomUUID()}`;
-    const message = { principal, body, apiType: 'chat_completions', generationId };
-    const cancel = () => this.cancel(generationId);
-    if (body.stream === true) {
-      const chunks = this.rpc.stream(InferenceContracts.chatCompletionStream, message, {
-        idleTimeoutMs: CHAT_RPC_TIMEOUT_MS,
-      });
-      return relayServerSentEvents(chunks, response, cancel);
-    }
-    response.on('close', () => {
-      if (!response.writableEnded) cancel();
-    });
-    const completion = await this.rpc.request(InferenceContracts.chatCompletion, message, {
-      timeoutMs: CHAT_RPC_TIMEOUT_MS,
-    });
-    if (!response.writableEnded && !response.destroyed) response.status(200).json(completion);
-  }
-
-  /**
-   * Over NATS an abandoned reply does not reach the service, so every inference replica is told;
-   * the one running the generation aborts its upstream call and bills what was produced.
-   */
-  private cancel(generationId: string): void {
-    this.rpc.broadcast(InferenceContracts.cancelGeneration, { generationId }).catch((err: unknown) => {
-      this.logger.warn(`Cancellation of ${generationId} was not broadcast: ${(err as Error).message}`);
-    });
+    return serveGeneration(this.rpc, response, CHAT_COMPLETIONS, body.stream === true, (generationId) => ({
+      principal,
+      body,
+      apiType: 'chat_completions',
+      generationId,
+    }));
   }
 }

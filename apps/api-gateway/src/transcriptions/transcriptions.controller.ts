@@ -29,7 +29,7 @@ import {
 } from '@gw/dto';
 import { RpcClient } from '@gw/platform';
 import type { Response } from 'express';
-import { randomUUID } from 'node:crypto';
+import { newGenerationId } from '../generations/generation-cancellation';
 import { Authenticated, CurrentPrincipal } from '../security/authenticated.decorator';
 import { AudioUploadErrorsFilter } from './audio-upload-errors.filter';
 import { TranscriptionInputService, UploadedAudio } from './transcription-input.service';
@@ -97,7 +97,7 @@ export class TranscriptionsController {
     @UploadedFile() upload: UploadedAudio | undefined,
     @Res() response: Response,
   ): Promise<void> {
-    const request = await this.input.build(principal, fields, upload, `gen-${randomUUID()}`);
+    const request = await this.input.build(principal, fields, upload, newGenerationId());
     const reply = await this.rpc.request(TranscriptionContracts.transcribe, request, {
       timeoutMs: TRANSCRIPTION_RPC_TIMEOUT_MS,
     });

@@ -1,14 +1,12 @@
 import { Logger } from '@nestjs/common';
 import { InferenceContracts } from '@gw/contracts';
-import { RpcClient } from '@gw/platform';
+import type { RpcClient } from '@gw/platform';
 import type { Response } from 'express';
 import { randomUUID } from 'node:crypto';
 
-const logger = new Logger('FormatCancellation');
+const logger = new Logger('GenerationCancellation');
 
-/** A completion may take minutes; the NATS call must outlast the service's own upstream timeout. */
-export const FORMAT_RPC_TIMEOUT_MS = 600_000;
-
+/** Chosen by the gateway, so that a client leaving before the first event can still be cancelled by id. */
 export function newGenerationId(): string {
   return `gen-${randomUUID()}`;
 }
