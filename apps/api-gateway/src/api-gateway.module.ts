@@ -21,7 +21,7 @@ import { GatewayMediaModule } from './media/gateway-media.module';
 import { GatewayStorageModule } from './storage/gateway-storage.module';
 import { GatewayTranscriptionsModule } from './transcriptions/gateway-transcriptions.module';
 
-export { ApiGatewayEnv } from './api-gateway.env';
+export { ApiGatewayEnv, WithSyncWait } from './api-gateway.env';
 
 export interface ApiGatewayOptions {
   env: ApiGatewayEnv;

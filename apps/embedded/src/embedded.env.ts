@@ -1,15 +1,10 @@
-import { IsIn, IsInt, IsOptional, IsString, Max, Min, MinLength } from 'class-validator';
+import { IsInt, IsOptional, IsString, Max, Min, MinLength } from 'class-validator';
+import { WithSyncWait } from '@gw/app-api-gateway';
+import { WithCatalogueFile } from '@gw/app-inference';
+import { LogLevelEnv, WithHttpListener } from '@gw/platform';
 
 /** The embedded mode's own variables (DESIGN.md §3); everything else is derived from them. */
-export class EmbeddedEnv {
-  @IsInt()
-  @Min(0)
-  @Max(65535)
-  PORT: number = 3000;
-
-  @IsString()
-  HOST: string = '0.0.0.0';
-
+export class EmbeddedEnv extends WithCatalogueFile(WithSyncWait(WithHttpListener(LogLevelEnv, 3000))) {
   @IsString()
   DATA_DIR: string = '.data';
 
@@ -19,19 +14,9 @@ export class EmbeddedEnv {
   @MinLength(16)
   ADMIN_TOKEN?: string;
 
-  @IsInt()
-  @Min(1)
-  SYNC_WAIT_MS: number = 120_000;
-
   /** Port of the embedded PostgreSQL; the system one usually holds 5432. */
   @IsInt()
   @Min(1)
   @Max(65535)
   EMBEDDED_PG_PORT: number = 54329;
-
-  @IsString()
-  CATALOGUE_FILE: string = 'config/catalogue.demo.json';
-
-  @IsIn(['error', 'warn', 'log', 'debug', 'verbose'])
-  LOG_LEVEL: 'error' | 'warn' | 'log' | 'debug' | 'verbose' = 'log';
 }

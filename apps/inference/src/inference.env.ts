@@ -1,12 +1,18 @@
 import { IsInt, IsString, Max, Min, MinLength } from 'class-validator';
-import { ServiceEnv } from '@gw/platform';
+import { EnvSchema, ServiceEnv } from '@gw/platform';
 
-export class InferenceEnv extends ServiceEnv {
-  /** The model catalogue; a relative path is resolved against the working directory. */
-  @IsString()
-  @MinLength(1)
-  CATALOGUE_FILE: string = 'config/catalogue.demo.json';
+/** The model catalogue; the embedded mode reads it too and hands it on. */
+export function WithCatalogueFile<Base extends EnvSchema>(base: Base) {
+  class CatalogueFileEnv extends base {
+    /** A relative path is resolved against the working directory. */
+    @IsString()
+    @MinLength(1)
+    CATALOGUE_FILE: string = 'config/catalogue.demo.json';
+  }
+  return CatalogueFileEnv;
+}
 
+export class InferenceEnv extends WithCatalogueFile(ServiceEnv) {
   /** Substituted for `${MOCK_UPSTREAM_URL}` in the catalogue's base URLs. */
   @IsString()
   MOCK_UPSTREAM_URL: string = 'http://127.0.0.1:4010';

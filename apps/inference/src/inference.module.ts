@@ -20,7 +20,7 @@ import { upstreamProviders } from './providers/upstream.providers';
 import { TranscriptionHandler } from './transcriptions/transcription.handler';
 import { TranscriptionService } from './transcriptions/transcription.service';
 
-export { InferenceEnv } from './inference.env';
+export { InferenceEnv, WithCatalogueFile } from './inference.env';
 export { CatalogueError } from './catalogue/catalogue-loader';
 export const INFERENCE_QUEUE = 'inference';
 

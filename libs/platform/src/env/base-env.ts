@@ -1,28 +1,71 @@
-import { IsIn, IsInt, IsString, Max, Min } from 'class-validator';
+// class-transformer converts a variable by the type in its decorator metadata, which needs the Reflect API.
+import 'reflect-metadata';
+import { IsIn, IsInt, IsString, Max, Min, MinLength } from 'class-validator';
 import type { LogFormat } from '../logging/logger';
 
-/** Variables every service reads. */
-export class ServiceEnv {
+/**
+ * What an env schema extends; each With… mixin below adds one group of variables to it, so a
+ * variable that several apps read is declared (and validated) once.
+ */
+// A mixin's base must be constructible with `...args: any[]` (TS2545).
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type EnvSchema = new (...args: any[]) => object;
+
+/** How much a process logs; the embedded mode reads only this (it fixes the format itself). */
+export class LogLevelEnv {
+  @IsIn(['error', 'warn', 'log', 'debug', 'verbose'])
+  LOG_LEVEL: 'error' | 'warn' | 'log' | 'debug' | 'verbose' = 'log';
+}
+
+/** How a process logs. */
+export class LoggingEnv extends LogLevelEnv {
+  @IsIn(['json', 'pretty'])
+  LOG_FORMAT: LogFormat = 'pretty';
+}
+
+/** A process that calls the services over NATS. */
+export class NatsClientEnv extends LoggingEnv {
   @IsString()
   NATS_URL: string = 'nats://127.0.0.1:4222';
-
-  @IsString()
-  DATABASE_URL: string = 'postgres://postgres@127.0.0.1:5432/gateway';
 
   @IsInt()
   @Min(100)
   @Max(600_000)
   RPC_TIMEOUT_MS: number = 10_000;
+}
 
-  @IsIn(['json', 'pretty'])
-  LOG_FORMAT: LogFormat = 'pretty';
-
-  @IsIn(['error', 'warn', 'log', 'debug', 'verbose'])
-  LOG_LEVEL: 'error' | 'warn' | 'log' | 'debug' | 'verbose' = 'log';
+/** Variables every service reads. */
+export class ServiceEnv extends NatsClientEnv {
+  @IsString()
+  DATABASE_URL: string = 'postgres://postgres@127.0.0.1:5432/gateway';
 
   /** Port of the liveness/readiness endpoint of a NATS-only service (0 disables it). */
   @IsInt()
   @Min(0)
   @Max(65535)
   HEALTH_PORT: number = 0;
+}
+
+/** Where a process's HTTP server listens. */
+export function WithHttpListener<Base extends EnvSchema>(base: Base, defaultPort: number) {
+  class HttpListenerEnv extends base {
+    @IsInt()
+    @Min(0)
+    @Max(65535)
+    PORT: number = defaultPort;
+
+    @IsString()
+    HOST: string = '0.0.0.0';
+  }
+  return HttpListenerEnv;
+}
+
+/** The secret of the console JWTs (HS256): auth signs them with it, the gateway verifies them with it. */
+export function WithJwtSecret<Base extends EnvSchema>(base: Base) {
+  class JwtSecretEnv extends base {
+    @IsString()
+    @MinLength(16)
+    JWT_SECRET!: string;
+  }
+  return JwtSecretEnv;
 }
