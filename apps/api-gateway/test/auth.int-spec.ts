@@ -5,15 +5,20 @@ import { Test } from '@nestjs/testing';
 import { AUTH_QUEUE, AuthEnv, AuthModule } from '@gw/app-auth';
 import { AuthContracts, UserPrincipal } from '@gw/contracts';
 import { RpcClient, startService, TransportModule, TransportOptions } from '@gw/platform';
-import { createTestDatabase, expectEventually, startTestNats, TestDatabase, TestNats } from '@gw/testing';
+import {
+  createTestDatabase,
+  expectEventually,
+  silentLogger,
+  startTestNats,
+  TestDatabase,
+  TestNats,
+} from '@gw/testing';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { ApiGatewayEnv, createApiGatewayApp } from '../src/api-gateway.module';
 
 const JWT_SECRET = 'gateway-auth-int-spec-secret-42';
 const ADMIN_TOKEN = 'admin-token-of-the-gateway-int-spec';
-const silent = { log: () => undefined, error: () => undefined, warn: () => undefined };
-
 interface Reply {
   status: number;
   body: any;
@@ -37,7 +42,7 @@ describe('gateway authentication over HTTP, NATS and the auth service', () => {
       AuthModule.register({ env: authEnv, transport }),
       transport,
       AUTH_QUEUE,
-      silent,
+      silentLogger,
     );
     const gatewayEnv = Object.assign(new ApiGatewayEnv(), {
       NATS_URL: nats.url,
@@ -45,7 +50,7 @@ describe('gateway authentication over HTTP, NATS and the auth service', () => {
       ADMIN_TOKEN,
       API_KEY_CACHE_TTL_MS: 10 * 60_000,
     });
-    gateway = await createApiGatewayApp({ env: gatewayEnv, transport }, silent);
+    gateway = await createApiGatewayApp({ env: gatewayEnv, transport }, silentLogger);
     await gateway.listen(0, '127.0.0.1');
     baseUrl = `http://127.0.0.1:${(gateway.getHttpServer().address() as { port: number }).port}/api`;
     const moduleRef = await Test.createTestingModule({

@@ -1,11 +1,11 @@
 import { INestApplication } from '@nestjs/common';
 import { InProcessBus } from '@gw/platform';
 import { ApiGatewayEnv, createApiGatewayApp } from '../src/api-gateway.module';
+import { silentLogger } from '@gw/testing';
 
 // The checks run before any route calls a service, so the gateway alone (no service behind its
 // bus) answers them over real HTTP.
 const ADMIN_TOKEN = 'admin-token-of-the-request-parsing-spec';
-const silent = { log: () => undefined, error: () => undefined, warn: () => undefined };
 
 interface ErrorBody {
   error: { message: string; type: string; code: string; param: string | null };
@@ -22,7 +22,7 @@ describe('request parsing at the HTTP edge', () => {
     });
     gateway = await createApiGatewayApp(
       { env, transport: { kind: 'in-process', bus: new InProcessBus(), rpcTimeoutMs: 500 } },
-      silent,
+      silentLogger,
     );
     await gateway.listen(0, '127.0.0.1');
     origin = `http://127.0.0.1:${(gateway.getHttpServer().address() as { port: number }).port}`;

@@ -19,14 +19,19 @@ import {
   UserPrincipal,
 } from '@gw/contracts';
 import { RpcClient, serviceTransport, startService, TransportModule, TransportOptions } from '@gw/platform';
-import { createTestDatabase, expectEventually, startTestNats, TestDatabase, TestNats } from '@gw/testing';
+import {
+  createTestDatabase,
+  expectEventually,
+  silentLogger,
+  startTestNats,
+  TestDatabase,
+  TestNats,
+} from '@gw/testing';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { AUTH_QUEUE, AuthEnv, AuthModule } from '../src/auth.module';
 
 const JWT_SECRET = 'auth-int-spec-secret-0123456789';
-const silent = { log: () => undefined, error: () => undefined, warn: () => undefined };
-
 const revocations: ApiKeyRevokedEvent[] = [];
 
 @Controller()
@@ -85,7 +90,12 @@ describe('auth service over NATS and Postgres', () => {
     [db, nats] = await Promise.all([createTestDatabase('auth'), startTestNats()]);
     const env = Object.assign(new AuthEnv(), { DATABASE_URL: db.url, JWT_SECRET, JWT_TTL_SECONDS: 900 });
     const transport: TransportOptions = { kind: 'nats', servers: nats.url, rpcTimeoutMs: 5_000 };
-    service = await startService(AuthModule.register({ env, transport }), transport, AUTH_QUEUE, silent);
+    service = await startService(
+      AuthModule.register({ env, transport }),
+      transport,
+      AUTH_QUEUE,
+      silentLogger,
+    );
     listener = await NestFactory.createMicroservice<MicroserviceOptions>(ListenerModule, {
       ...serviceTransport(transport, null),
       logger: false,

@@ -1,4 +1,4 @@
-import { INestMicroservice, LoggerService } from '@nestjs/common';
+import { INestMicroservice } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { BillingContracts, BillingEvents, GenerationFinishedEvent } from '@gw/contracts';
 import {
@@ -8,12 +8,10 @@ import {
   TransportModule,
   TransportOptions,
 } from '@gw/platform';
-import { createTestDatabase, startTestNats, TestDatabase, TestNats } from '@gw/testing';
+import { createTestDatabase, silentLogger, startTestNats, TestDatabase, TestNats } from '@gw/testing';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { BILLING_QUEUE, BillingEnv, BillingModule, Clock } from '../src/billing.module';
-
-const quiet: LoggerService = { log: () => undefined, warn: () => undefined, error: () => undefined };
 
 /** Runs with the real time until a test pins it with set(); advance() moves it either way. */
 export class TestClock implements Clock {
@@ -88,7 +86,7 @@ export class BillingTestApp {
       BillingModule.register({ env, transport: this.transport, clock: this.clock }),
       this.transport,
       BILLING_QUEUE,
-      quiet,
+      silentLogger,
     );
     this.services.push(service);
     return service;
@@ -134,37 +132,4 @@ export class BillingTestApp {
     const rows: { n: string }[] = await this.sql.query(`SELECT count(*) AS n FROM ${sql}`, params);
     return Number(rows[0].n);
   }
-}
-
-export function finishedEvent(
-  organizationId: string,
-  overrides: Partial<GenerationFinishedEvent> = {},
-): GenerationFinishedEvent {
-  return {
-    generationId: `gen_${randomUUID()}`,
-    organizationId,
-    apiKeyId: null,
-    apiKeyName: null,
-    apiKeyShort: null,
-    userId: null,
-    model: 'demo/chat',
-    modelDisplayName: 'Demo Chat',
-    requestType: 'chat',
-    apiType: 'chat_completions',
-    responseMode: 'sync',
-    status: 'completed',
-    finishReason: 'stop',
-    provider: 'Mock Alpha',
-    usage: { prompt_tokens: 10, completion_tokens: 20, total_tokens: 30 },
-    cost: '1.00',
-    generationTimeMs: 800,
-    latencyMs: 120,
-    queueTimeMs: 0,
-    attemptsCount: 1,
-    isCancelled: false,
-    error: null,
-    createdAt: new Date().toISOString(),
-    completedAt: new Date().toISOString(),
-    ...overrides,
-  };
 }

@@ -6,9 +6,9 @@ import {
   Principal,
   UserPrincipal,
 } from '@gw/contracts';
-import { expectEventually } from '@gw/testing';
+import { expectEventually, generationFinishedEvent } from '@gw/testing';
 import { randomUUID } from 'node:crypto';
-import { BillingTestApp, finishedEvent } from './billing-test-app';
+import { BillingTestApp } from './billing-test-app';
 
 describe('billing history over NATS and Postgres', () => {
   let app: BillingTestApp;
@@ -29,39 +29,39 @@ describe('billing history over NATS and Postgres', () => {
   const keyOf = (id: string, name: string) => ({ apiKeyId: id, apiKeyName: name, apiKeyShort: id.slice(-6) });
 
   const g: Record<string, GenerationFinishedEvent> = {
-    g1: finishedEvent(orgA, {
+    g1: generationFinishedEvent(orgA, {
       ...keyOf(key1, 'one'),
       requestType: 'chat',
       cost: '1.5',
       createdAt: '2026-11-01T10:00:00.000Z',
     }),
-    g2: finishedEvent(orgA, {
+    g2: generationFinishedEvent(orgA, {
       ...keyOf(key1, 'one'),
       requestType: 'image',
       cost: '3',
       createdAt: '2026-11-02T10:00:00.000Z',
     }),
-    g3: finishedEvent(orgA, {
+    g3: generationFinishedEvent(orgA, {
       ...keyOf(key2, 'two'),
       status: 'failed',
       finishReason: null,
       cost: '0',
       createdAt: '2026-11-03T10:00:00.000Z',
     }),
-    g4: finishedEvent(orgA, {
+    g4: generationFinishedEvent(orgA, {
       requestType: 'embedding',
       apiType: 'embeddings',
       cost: '0.01',
       createdAt: '2026-11-04T10:00:00.000Z',
     }),
-    g5: finishedEvent(orgA, {
+    g5: generationFinishedEvent(orgA, {
       ...keyOf(key2, 'two'),
       requestType: 'video',
       status: 'cancelled',
       cost: '2',
       createdAt: '2026-11-05T23:59:59.000Z',
     }),
-    g6: finishedEvent(orgA, {
+    g6: generationFinishedEvent(orgA, {
       ...keyOf(key1, 'one'),
       requestType: 'audio',
       status: 'cancelled',
@@ -69,7 +69,11 @@ describe('billing history over NATS and Postgres', () => {
       cost: '0',
       createdAt: '2026-11-06T00:00:00.000Z',
     }),
-    g7: finishedEvent(orgB, { ...keyOf(key3, 'three'), cost: '9', createdAt: '2026-11-03T12:00:00.000Z' }),
+    g7: generationFinishedEvent(orgB, {
+      ...keyOf(key3, 'three'),
+      cost: '9',
+      createdAt: '2026-11-03T12:00:00.000Z',
+    }),
   };
   const idsOf = (name: keyof typeof g) => g[name].generationId;
 

@@ -1,7 +1,7 @@
 import { BillingContracts, RESERVATION_EXPIRED_ERROR_CODE, UserPrincipal } from '@gw/contracts';
-import { expectEventually } from '@gw/testing';
+import { expectEventually, generationFinishedEvent } from '@gw/testing';
 import { randomUUID } from 'node:crypto';
-import { BillingTestApp, finishedEvent } from './billing-test-app';
+import { BillingTestApp } from './billing-test-app';
 
 describe('billing releases reservations that are never settled', () => {
   let app: BillingTestApp;
@@ -122,7 +122,7 @@ describe('billing releases reservations that are never settled', () => {
   it('lets a late event replace the expired entry and charge once, capped at the former hold', async () => {
     const org = randomUUID();
     await app.credit(org, '5');
-    const event = finishedEvent(org, { cost: '4' });
+    const event = generationFinishedEvent(org, { cost: '4' });
     await reserve(org, event.generationId, '1', '1');
     await expectEventually(
       async () => expect(await generation(event.generationId)).toMatchObject({ status: 'failed' }),
@@ -142,7 +142,7 @@ describe('billing releases reservations that are never settled', () => {
     );
     // A third delivery after the replacement is a duplicate like any other.
     await app.publish(event);
-    const sentinel = finishedEvent(org, { cost: '0' });
+    const sentinel = generationFinishedEvent(org, { cost: '0' });
     await app.publish(sentinel);
     await expectEventually(async () => expect(await generation(sentinel.generationId)).toBeDefined());
     await expect(app.balance(org)).resolves.toBe('4.00000000');
@@ -156,12 +156,12 @@ describe('billing releases reservations that are never settled', () => {
   it('never lets a late charge take the balance below zero once the released money was spent', async () => {
     const org = randomUUID();
     await app.credit(org, '3');
-    const late = finishedEvent(org, { cost: '3' });
+    const late = generationFinishedEvent(org, { cost: '3' });
     await reserve(org, late.generationId, '3', '3');
     await expectEventually(async () => expect(await status(late.generationId)).toBe('released'), {
       timeoutMs: 5_000,
     });
-    const other = finishedEvent(org, { cost: '2.5' });
+    const other = generationFinishedEvent(org, { cost: '2.5' });
     await reserve(org, other.generationId, '3', '3');
     await app.publish(other);
     await expectEventually(async () => expect(await app.balance(org)).toBe('0.50000000'));

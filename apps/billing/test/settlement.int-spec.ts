@@ -1,8 +1,8 @@
 import { BillingContracts, GenerationFinishedEvent } from '@gw/contracts';
-import { expectEventually } from '@gw/testing';
+import { expectEventually, generationFinishedEvent } from '@gw/testing';
 import { randomUUID } from 'node:crypto';
 import { SettlementService } from '../src/settlement/settlement.service';
-import { BillingTestApp, finishedEvent } from './billing-test-app';
+import { BillingTestApp } from './billing-test-app';
 
 describe('billing settlement from JetStream', () => {
   let app: BillingTestApp;
@@ -40,7 +40,7 @@ describe('billing settlement from JetStream', () => {
 
   /** The consumer handles events in order, so once a later event is recorded every earlier delivery has been handled. */
   async function drain(organizationId: string): Promise<void> {
-    const sentinel = finishedEvent(organizationId, { cost: '0' });
+    const sentinel = generationFinishedEvent(organizationId, { cost: '0' });
     await app.publish(sentinel);
     await expectEventually(async () => expect(await recorded(sentinel.generationId)).toBe(1));
   }
@@ -48,7 +48,7 @@ describe('billing settlement from JetStream', () => {
   it('settles a published event: charges the cost, settles the hold and records the history', async () => {
     const org = randomUUID();
     await app.credit(org, '10');
-    const event = finishedEvent(org, { cost: '2.5' });
+    const event = generationFinishedEvent(org, { cost: '2.5' });
     await reserve(org, event.generationId, '5');
     await app.publish(event);
     await expectEventually(async () => expect(await app.balance(org)).toBe('7.50000000'));
@@ -65,7 +65,7 @@ describe('billing settlement from JetStream', () => {
   it('never charges more than the reservation held', async () => {
     const org = randomUUID();
     await app.credit(org, '10');
-    const event = finishedEvent(org, { cost: '3' });
+    const event = generationFinishedEvent(org, { cost: '3' });
     await reserve(org, event.generationId, '1');
     await app.publish(event);
     await expectEventually(async () => expect(await recorded(event.generationId)).toBe(1));
@@ -79,7 +79,7 @@ describe('billing settlement from JetStream', () => {
   it('charges the full cost when nothing was reserved', async () => {
     const org = randomUUID();
     await app.credit(org, '10');
-    const event = finishedEvent(org, { cost: '0.123456789' });
+    const event = generationFinishedEvent(org, { cost: '0.123456789' });
     await app.publish(event);
     await expectEventually(async () => expect(await app.balance(org)).toBe('9.87654321'));
   });
@@ -87,7 +87,7 @@ describe('billing settlement from JetStream', () => {
   it('releases the hold of a failed generation without a ledger entry', async () => {
     const org = randomUUID();
     await app.credit(org, '10');
-    const event = finishedEvent(org, {
+    const event = generationFinishedEvent(org, {
       cost: '0',
       status: 'failed',
       error: { code: 'BAD_GATEWAY', message: 'upstream failed' },
@@ -106,8 +106,8 @@ describe('billing settlement from JetStream', () => {
   it('records a cancelled generation as failed in the list, whether it cost something or not', async () => {
     const org = randomUUID();
     await app.credit(org, '10');
-    const paid = finishedEvent(org, { status: 'cancelled', cost: '0.4', isCancelled: false });
-    const free = finishedEvent(org, { status: 'cancelled', cost: '0' });
+    const paid = generationFinishedEvent(org, { status: 'cancelled', cost: '0.4', isCancelled: false });
+    const free = generationFinishedEvent(org, { status: 'cancelled', cost: '0' });
     await app.publish(paid);
     await app.publish(free);
     await expectEventually(async () => expect(await recorded(free.generationId)).toBe(1));
@@ -125,7 +125,7 @@ describe('billing settlement from JetStream', () => {
   it('charges once when the same event is published several times', async () => {
     const org = randomUUID();
     await app.credit(org, '10');
-    const event = finishedEvent(org, { cost: '1' });
+    const event = generationFinishedEvent(org, { cost: '1' });
     await reserve(org, event.generationId, '2');
     // Distinct message ids, so JetStream's own deduplication does not hide the duplicates from billing.
     for (let i = 0; i < 3; i++) await app.publish(event);
@@ -138,7 +138,7 @@ describe('billing settlement from JetStream', () => {
   it('settles once an event whose first delivery failed and was redelivered', async () => {
     const org = randomUUID();
     await app.credit(org, '10');
-    const event = finishedEvent(org, { cost: '2' });
+    const event = generationFinishedEvent(org, { cost: '2' });
     await reserve(org, event.generationId, '2');
     // A sequence survives the rollback of the failing transaction, so exactly the first attempt fails.
     await app.sql.query(`CREATE SEQUENCE public.attempts`);
@@ -166,7 +166,7 @@ describe('billing settlement from JetStream', () => {
   it('settles once when deliveries of one event race each other', async () => {
     const org = randomUUID();
     await app.credit(org, '10');
-    const event = finishedEvent(org, { cost: '3' });
+    const event = generationFinishedEvent(org, { cost: '3' });
     await reserve(org, event.generationId, '3');
     const settlement = app.services[0].get(SettlementService);
     const outcomes = await Promise.all(Array.from({ length: 8 }, () => settlement.settle(event)));
@@ -178,7 +178,10 @@ describe('billing settlement from JetStream', () => {
 
   it('drops an event that can never be recorded and goes on with the next', async () => {
     const org = randomUUID();
-    await app.publish({ ...finishedEvent(org), organizationId: 'not-a-uuid' } as GenerationFinishedEvent);
+    await app.publish({
+      ...generationFinishedEvent(org),
+      organizationId: 'not-a-uuid',
+    } as GenerationFinishedEvent);
     await drain(org);
     await expect(app.balance(org)).resolves.toBe('0.00000000');
   });
@@ -188,7 +191,7 @@ describe('billing settlement from JetStream', () => {
     await app.credit(org, '100');
     const second = await app.startService();
     try {
-      const events = Array.from({ length: 20 }, () => finishedEvent(org, { cost: '0.5' }));
+      const events = Array.from({ length: 20 }, () => generationFinishedEvent(org, { cost: '0.5' }));
       await Promise.all(events.map((e) => app.publish(e)));
       await Promise.all(events.map((e) => app.publish(e)));
       await expectEventually(async () =>
@@ -208,7 +211,7 @@ describe('billing settlement from JetStream', () => {
     const org = randomUUID();
     await app.credit(org, '10');
     const events: GenerationFinishedEvent[] = Array.from({ length: 5 }, () =>
-      finishedEvent(org, { cost: '1.25' }),
+      generationFinishedEvent(org, { cost: '1.25' }),
     );
     for (const e of events.slice(0, 2)) await reserve(org, e.generationId, '2');
     for (const service of [...app.services]) await app.stopService(service);

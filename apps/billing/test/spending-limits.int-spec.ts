@@ -1,7 +1,7 @@
 import { BillingContracts, SpendingLimit } from '@gw/contracts';
-import { expectEventually } from '@gw/testing';
+import { expectEventually, generationFinishedEvent } from '@gw/testing';
 import { randomUUID } from 'node:crypto';
-import { BillingTestApp, finishedEvent } from './billing-test-app';
+import { BillingTestApp } from './billing-test-app';
 
 describe('billing spending limits per API key over NATS and Postgres', () => {
   let app: BillingTestApp;
@@ -34,7 +34,7 @@ describe('billing spending limits per API key over NATS and Postgres', () => {
   const spend = async (organizationId: string, apiKeyId: string, cost: string) => {
     const generationId = `gen_${randomUUID()}`;
     await reserve(organizationId, apiKeyId, cost, cost, generationId);
-    await app.publish(finishedEvent(organizationId, { generationId, apiKeyId, cost }));
+    await app.publish(generationFinishedEvent(organizationId, { generationId, apiKeyId, cost }));
     await expectEventually(async () =>
       expect(await app.count(`billing.generations WHERE id = $1`, [generationId])).toBe(1),
     );
@@ -67,9 +67,10 @@ describe('billing spending limits per API key over NATS and Postgres', () => {
     const reserved = (granted as PromiseFulfilledResult<{ generationId: string }>[]).map(
       (r) => r.value.generationId,
     );
-    for (const generationId of reserved) await app.publish(finishedEvent(org, { generationId, cost: '1' }));
+    for (const generationId of reserved)
+      await app.publish(generationFinishedEvent(org, { generationId, cost: '1' }));
     // An event with no reservation behind it is charged only from what is free, so it cannot overdraw either.
-    await app.publish(finishedEvent(org, { cost: '1' }));
+    await app.publish(generationFinishedEvent(org, { cost: '1' }));
     await expectEventually(async () =>
       expect(await app.count(`billing.generations WHERE organization_id = $1`, [org])).toBe(11),
     );
@@ -122,7 +123,7 @@ describe('billing spending limits per API key over NATS and Postgres', () => {
     await reserve(org, key, '2', '2', failed);
     await expect(reserve(org, key, '1')).rejects.toMatchObject({ code: 'spending_limit_exceeded' });
     await app.publish(
-      finishedEvent(org, { generationId: failed, apiKeyId: key, status: 'failed', cost: '0' }),
+      generationFinishedEvent(org, { generationId: failed, apiKeyId: key, status: 'failed', cost: '0' }),
     );
     await expectEventually(async () =>
       expect(await reserve(org, key, '2', '0.5')).toMatchObject({ reservedAmount: '2.00000000' }),
@@ -131,7 +132,7 @@ describe('billing spending limits per API key over NATS and Postgres', () => {
     await setLimits(org2, key2, [{ period: 'day', amount: '2' }]);
     const cheap = `gen_${randomUUID()}`;
     await reserve(org2, key2, '2', '2', cheap);
-    await app.publish(finishedEvent(org2, { generationId: cheap, apiKeyId: key2, cost: '0.5' }));
+    await app.publish(generationFinishedEvent(org2, { generationId: cheap, apiKeyId: key2, cost: '0.5' }));
     await expectEventually(async () =>
       expect(await reserve(org2, key2, '5', '0.1')).toMatchObject({ reservedAmount: '1.50000000' }),
     );
@@ -181,7 +182,7 @@ describe('billing spending limits per API key over NATS and Postgres', () => {
     const generationId = `gen_${randomUUID()}`;
     await reserve(org, key, '5', '5', generationId);
     app.clock.set('2026-11-11T00:00:01.000Z');
-    await app.publish(finishedEvent(org, { generationId, apiKeyId: key, cost: '4' }));
+    await app.publish(generationFinishedEvent(org, { generationId, apiKeyId: key, cost: '4' }));
     await expectEventually(async () =>
       expect(
         await app.sql.query(

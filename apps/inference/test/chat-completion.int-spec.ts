@@ -11,8 +11,8 @@ import {
   InferenceContracts,
   Principal,
 } from '@gw/contracts';
-import { expectEventually } from '@gw/testing';
-import { DEMO_CATALOGUE, InferenceTestApp, POOR_ORGANIZATION } from './inference-test-app';
+import { apiKeyPrincipal, expectEventually, POOR_ORGANIZATION } from '@gw/testing';
+import { DEMO_CATALOGUE, InferenceTestApp } from './inference-test-app';
 
 /** Mock Alpha may take at most this long to its first output on `test/ttft`; Mock Beta gets FIRST_TOKEN_TIMEOUT_MS. */
 const ALPHA_FIRST_TOKEN_MS = 200;
@@ -44,14 +44,7 @@ function catalogueWithDeadline(): string {
 describe('inference chat completions over NATS, Postgres and mock-upstream', () => {
   let app: InferenceTestApp;
   const organizationId = randomUUID();
-  const principal: Principal = {
-    kind: 'api_key',
-    organizationId,
-    apiKeyId: randomUUID(),
-    apiKeyName: 'test key',
-    apiKeyShort: 'abc123',
-    userId: null,
-  };
+  const principal = apiKeyPrincipal({ organizationId });
   const chat = (body: Record<string, unknown>, who: Principal = principal): ChatCompletionRequest =>
     ({ principal: who, apiType: 'chat_completions', body }) as unknown as ChatCompletionRequest;
   const user = (text: string) => [{ role: 'user', content: text }];

@@ -7,19 +7,13 @@ import {
   Principal,
   ReserveCreditRequest,
 } from '@gw/contracts';
-import { InferenceTestApp, POOR_ORGANIZATION } from './inference-test-app';
+import { InferenceTestApp } from './inference-test-app';
+import { apiKeyPrincipal, POOR_ORGANIZATION } from '@gw/testing';
 
 describe('inference embeddings over NATS, Postgres and mock-upstream', () => {
   let app: InferenceTestApp;
   const organizationId = randomUUID();
-  const principal: Principal = {
-    kind: 'api_key',
-    organizationId,
-    apiKeyId: randomUUID(),
-    apiKeyName: 'test key',
-    apiKeyShort: 'abc123',
-    userId: null,
-  };
+  const principal = apiKeyPrincipal({ organizationId });
   const embed = (body: Record<string, unknown>, who: Principal = principal) =>
     app.rpc.request(EmbeddingsContracts.create, { principal: who, body } as unknown as EmbeddingRequest);
 

@@ -1,18 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { lastValueFrom, toArray } from 'rxjs';
 import { FormatRequest, FormatsContracts, InferenceContracts, Principal } from '@gw/contracts';
-import { InferenceTestApp, POOR_ORGANIZATION } from './inference-test-app';
+import { InferenceTestApp } from './inference-test-app';
+import { apiKeyPrincipal, POOR_ORGANIZATION } from '@gw/testing';
 
 describe('inference Responses and Messages over NATS, Postgres and mock-upstream', () => {
   let app: InferenceTestApp;
-  const principal: Principal = {
-    kind: 'api_key',
-    organizationId: randomUUID(),
-    apiKeyId: randomUUID(),
-    apiKeyName: 'test key',
-    apiKeyShort: 'abc123',
-    userId: null,
-  };
+  const principal = apiKeyPrincipal();
   const request = (body: Record<string, unknown>, who: Principal = principal): FormatRequest =>
     ({ principal: who, body }) as unknown as FormatRequest;
 

@@ -1,51 +1,21 @@
-import {
-  Controller,
-  Inject,
-  INestApplication,
-  INestMicroservice,
-  LoggerService,
-  Module,
-} from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
+import { INestApplication, INestMicroservice } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import {
-  BillingContracts,
-  BillingEvents,
-  DomainError,
-  GenerationFinishedEvent,
-  ReserveCreditRequest,
-  ReserveCreditResponse,
-} from '@gw/contracts';
+import { BillingEvents, GenerationFinishedEvent, ReserveCreditRequest } from '@gw/contracts';
 import { DurableEvents, RpcClient, startService, TransportModule, TransportOptions } from '@gw/platform';
-import { createTestDatabase, expectEventually, startTestNats, TestDatabase, TestNats } from '@gw/testing';
+import {
+  createTestDatabase,
+  expectEventually,
+  silentLogger,
+  standInBilling,
+  startTestNats,
+  TestDatabase,
+  TestNats,
+} from '@gw/testing';
 import { createMockUpstreamApp } from '@gw/app-mock-upstream';
 import { INFERENCE_QUEUE, InferenceEnv, InferenceModule } from '../src/inference.module';
 
-const silent: LoggerService = { log: () => undefined, error: () => undefined, warn: () => undefined };
 export const DEMO_CATALOGUE = join(__dirname, '../../../config/catalogue.demo.json');
-/** The one organization the stand-in billing refuses, for lack of money. */
-export const POOR_ORGANIZATION = randomUUID();
-
-const RESERVE_REQUESTS = Symbol('RESERVE_REQUESTS');
-
-/** Billing is not under test here: it reserves whatever is asked, except for one organization without money. */
-@Controller()
-class ReserveResponder {
-  constructor(@Inject(RESERVE_REQUESTS) private readonly requests: ReserveCreditRequest[]) {}
-
-  @MessagePattern(BillingContracts.reserve.subject)
-  reserve(@Payload() request: ReserveCreditRequest): ReserveCreditResponse {
-    this.requests.push(request);
-    if (request.organizationId === POOR_ORGANIZATION)
-      throw new DomainError('insufficient_balance', 'Insufficient balance');
-    return { generationId: request.generationId, reservedAmount: request.maxAmount };
-  }
-}
-
-@Module({ controllers: [ReserveResponder] })
-class ReserveResponderModule {}
 
 /**
  * The real inference service on a private nats-server and a fresh database, calling mock-upstream on
@@ -71,15 +41,13 @@ export class InferenceTestApp {
   static async start(envOverrides: Partial<InferenceEnv>, replicas = 1): Promise<InferenceTestApp> {
     const [db, nats] = await Promise.all([createTestDatabase('inference'), startTestNats()]);
     const app = new InferenceTestApp(db, nats);
-    app.upstream = await createMockUpstreamApp(silent);
+    app.upstream = await createMockUpstreamApp(silentLogger);
     await app.upstream.listen(0, '127.0.0.1');
     const address = app.upstream.getHttpServer().address() as { port: number };
     const transport: TransportOptions = { kind: 'nats', servers: nats.url, rpcTimeoutMs: 5_000 };
-    const billing = {
-      module: ReserveResponderModule,
-      providers: [{ provide: RESERVE_REQUESTS, useValue: app.reserveRequests }],
-    };
-    app.services.push(await startService(billing, transport, 'billing', silent));
+    app.services.push(
+      await startService(standInBilling(app.reserveRequests), transport, 'billing', silentLogger),
+    );
     const env = Object.assign(
       new InferenceEnv(),
       {
@@ -92,7 +60,12 @@ export class InferenceTestApp {
     );
     for (let i = 0; i < replicas; i++) {
       app.services.push(
-        await startService(InferenceModule.register({ env, transport }), transport, INFERENCE_QUEUE, silent),
+        await startService(
+          InferenceModule.register({ env, transport }),
+          transport,
+          INFERENCE_QUEUE,
+          silentLogger,
+        ),
       );
     }
     const moduleRef = await Test.createTestingModule({

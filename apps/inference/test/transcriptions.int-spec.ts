@@ -8,7 +8,8 @@ import {
   TranscriptionRequest,
 } from '@gw/contracts';
 import { flacFile, id3Tag, m4aFile, mp3Frames, oggFile, wavFile, webmFile } from './audio-fixtures';
-import { InferenceTestApp, POOR_ORGANIZATION } from './inference-test-app';
+import { InferenceTestApp } from './inference-test-app';
+import { apiKeyPrincipal, POOR_ORGANIZATION } from '@gw/testing';
 
 /** A mono 16-bit PCM WAV with a 440 Hz tone. */
 function wav(seconds: number, rate = 16_000): Buffer {
@@ -33,14 +34,7 @@ function wav(seconds: number, rate = 16_000): Buffer {
 
 describe('inference transcriptions over NATS, Postgres and mock-upstream', () => {
   let app: InferenceTestApp;
-  const principal: Principal = {
-    kind: 'api_key',
-    organizationId: randomUUID(),
-    apiKeyId: randomUUID(),
-    apiKeyName: 'k',
-    apiKeyShort: 'abc123',
-    userId: null,
-  };
+  const principal = apiKeyPrincipal({ apiKeyName: 'k' });
   const twoSeconds = wav(2).toString('base64');
 
   const transcribe = (

@@ -1,7 +1,7 @@
 import { INestApplication } from '@nestjs/common';
 import { createMockUpstreamApp } from '../src/mock-upstream.module';
+import { silentLogger } from '@gw/testing';
 
-const silent = { log: () => undefined, error: () => undefined, warn: () => undefined };
 const auth = { authorization: 'Bearer test-key', 'content-type': 'application/json' };
 
 /** Test bodies are asserted field by field, so they are read untyped. */
@@ -12,7 +12,7 @@ describe('mock-upstream over real HTTP', () => {
   let base: string;
 
   beforeAll(async () => {
-    app = await createMockUpstreamApp(silent);
+    app = await createMockUpstreamApp(silentLogger);
     await app.listen(0, '127.0.0.1');
     base = (await app.getUrl()).replace('[::1]', '127.0.0.1');
   });

@@ -3,14 +3,7 @@ import { Test } from '@nestjs/testing';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AUTH_QUEUE, AuthEnv, AuthModule } from '@gw/app-auth';
 import { BILLING_QUEUE, BillingEnv, BillingModule } from '@gw/app-billing';
-import {
-  ApiKeyPrincipal,
-  BillingEvents,
-  DomainError,
-  GenerationFinishedEvent,
-  Principal,
-  UserPrincipal,
-} from '@gw/contracts';
+import { BillingEvents, DomainError, GenerationFinishedEvent, Principal, UserPrincipal } from '@gw/contracts';
 import {
   createValidationPipe,
   HttpErrorFilter,
@@ -18,15 +11,22 @@ import {
   startService,
   TransportOptions,
 } from '@gw/platform';
-import { createTestDatabase, expectEventually, startTestNats, TestDatabase, TestNats } from '@gw/testing';
+import {
+  apiKeyPrincipal,
+  createTestDatabase,
+  expectEventually,
+  generationFinishedEvent,
+  silentLogger,
+  startTestNats,
+  TestDatabase,
+  TestNats,
+} from '@gw/testing';
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { ApiGatewayEnv, ApiGatewayModule } from '../api-gateway.module';
 import { CredentialResolver } from '../security/credential-resolver';
 
 const ADMIN_TOKEN = 'admin-token-of-the-billing-routes-spec';
-const quiet = { log: () => undefined, error: () => undefined, warn: () => undefined };
-
 /** Authentication is not under test here: fixed tokens stand for a console user and an API key. */
 class FixedCredentials extends CredentialResolver {
   constructor(private readonly principals: Record<string, Principal>) {
@@ -56,14 +56,7 @@ describe('gateway billing routes over HTTP, NATS and the billing service', () =>
   const org = randomUUID();
   const keyId = randomUUID();
   const user: UserPrincipal = { kind: 'user', organizationId: org, userId: randomUUID(), role: 'admin' };
-  const apiKey: ApiKeyPrincipal = {
-    kind: 'api_key',
-    organizationId: org,
-    apiKeyId: keyId,
-    apiKeyName: 'prod',
-    apiKeyShort: 'abc123',
-    userId: null,
-  };
+  const apiKey = apiKeyPrincipal({ organizationId: org, apiKeyId: keyId, apiKeyName: 'prod' });
 
   async function call(
     method: string,
@@ -92,14 +85,19 @@ describe('gateway billing routes over HTTP, NATS and the billing service', () =>
       BillingModule.register({ env: billingEnv, transport }),
       transport,
       BILLING_QUEUE,
-      quiet,
+      silentLogger,
     );
     // Auth knows which organizations exist; credits are refused for any other id.
     const authEnv = Object.assign(new AuthEnv(), {
       DATABASE_URL: db.url,
       JWT_SECRET: 'billing-routes-spec-jwt-secret',
     });
-    auth = await startService(AuthModule.register({ env: authEnv, transport }), transport, AUTH_QUEUE, quiet);
+    auth = await startService(
+      AuthModule.register({ env: authEnv, transport }),
+      transport,
+      AUTH_QUEUE,
+      silentLogger,
+    );
     const sql = new Client({ connectionString: db.url });
     await sql.connect();
     await sql.query(`INSERT INTO "auth"."organizations" ("id", "name") VALUES ($1, 'billing routes')`, [org]);
@@ -115,7 +113,7 @@ describe('gateway billing routes over HTTP, NATS and the billing service', () =>
       .overrideProvider(CredentialResolver)
       .useValue(new FixedCredentials({ 'user-token': user, 'key-token': apiKey }))
       .compile();
-    gateway = moduleRef.createNestApplication({ logger: quiet });
+    gateway = moduleRef.createNestApplication({ logger: silentLogger });
     gateway.setGlobalPrefix('api');
     gateway.useGlobalPipes(createValidationPipe());
     gateway.useGlobalFilters(new HttpErrorFilter());
@@ -246,33 +244,18 @@ describe('gateway billing routes over HTTP, NATS and the billing service', () =>
   });
 
   describe('history', () => {
-    const event = (overrides: Partial<GenerationFinishedEvent>): GenerationFinishedEvent => ({
-      generationId: `gen_${randomUUID()}`,
-      organizationId: org,
-      apiKeyId: keyId,
-      apiKeyName: 'prod',
-      apiKeyShort: 'abc123',
-      userId: null,
-      model: 'demo/chat',
-      modelDisplayName: 'Demo Chat',
-      requestType: 'chat',
-      apiType: 'chat_completions',
-      responseMode: 'stream',
-      status: 'completed',
-      finishReason: 'stop',
-      provider: 'Mock Alpha',
-      usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 },
-      cost: '0.25',
-      generationTimeMs: 300,
-      latencyMs: 40,
-      queueTimeMs: 0,
-      attemptsCount: 1,
-      isCancelled: false,
-      error: null,
-      createdAt: new Date().toISOString(),
-      completedAt: new Date().toISOString(),
-      ...overrides,
-    });
+    const event = (overrides: Partial<GenerationFinishedEvent>): GenerationFinishedEvent =>
+      generationFinishedEvent(org, {
+        apiKeyId: keyId,
+        apiKeyName: 'prod',
+        apiKeyShort: 'abc123',
+        responseMode: 'stream',
+        usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 },
+        cost: '0.25',
+        generationTimeMs: 300,
+        latencyMs: 40,
+        ...overrides,
+      });
     const withKey = event({ createdAt: '2026-11-20T10:00:00.000Z' });
     const withoutKey = event({
       apiKeyId: null,

@@ -1,19 +1,14 @@
-import { Controller, INestApplication, INestMicroservice, Module } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
+import { INestApplication, INestMicroservice } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { join } from 'node:path';
-import { randomUUID } from 'node:crypto';
 import { INFERENCE_QUEUE, InferenceEnv, InferenceModule } from '@gw/app-inference';
 import { createMockUpstreamApp } from '@gw/app-mock-upstream';
 import {
   ApiKeyPrincipal,
-  BillingContracts,
   BillingEvents,
   DomainError,
   GenerationFinishedEvent,
   Principal,
-  ReserveCreditRequest,
-  ReserveCreditResponse,
 } from '@gw/contracts';
 import {
   createValidationPipe,
@@ -23,28 +18,22 @@ import {
   TransportModule,
   TransportOptions,
 } from '@gw/platform';
-import { createTestDatabase, expectEventually, startTestNats, TestDatabase, TestNats } from '@gw/testing';
+import {
+  apiKeyPrincipal,
+  createTestDatabase,
+  expectEventually,
+  POOR_ORGANIZATION,
+  silentLogger,
+  standInBilling,
+  startTestNats,
+  TestDatabase,
+  TestNats,
+} from '@gw/testing';
 import { ApiGatewayEnv, ApiGatewayModule } from '../api-gateway.module';
 import { CredentialResolver } from '../security/credential-resolver';
 
-const quiet = { log: () => undefined, error: () => undefined, warn: () => undefined };
-const POOR = randomUUID();
-
 /** Test bodies are asserted field by field, so they are read untyped. */
 const loose = (value: unknown): any => value;
-
-@Controller()
-class ReserveResponder {
-  @MessagePattern(BillingContracts.reserve.subject)
-  reserve(@Payload() request: ReserveCreditRequest): ReserveCreditResponse {
-    if (request.organizationId === POOR)
-      throw new DomainError('insufficient_balance', 'Insufficient balance');
-    return { generationId: request.generationId, reservedAmount: request.maxAmount };
-  }
-}
-
-@Module({ controllers: [ReserveResponder] })
-class ReserveResponderModule {}
 
 class FixedCredentials extends CredentialResolver {
   constructor(private readonly principals: Record<string, Principal>) {
@@ -68,15 +57,8 @@ describe('gateway chat and model routes over HTTP, NATS, inference and mock-upst
   let closeEvents: () => Promise<void>;
   let baseUrl: string;
   const events = new Map<string, GenerationFinishedEvent>();
-  const apiKey: ApiKeyPrincipal = {
-    kind: 'api_key',
-    organizationId: randomUUID(),
-    apiKeyId: randomUUID(),
-    apiKeyName: 'k',
-    apiKeyShort: 'abc123',
-    userId: null,
-  };
-  const poor: ApiKeyPrincipal = { ...apiKey, organizationId: POOR };
+  const apiKey = apiKeyPrincipal({ apiKeyName: 'k' });
+  const poor: ApiKeyPrincipal = { ...apiKey, organizationId: POOR_ORGANIZATION };
 
   const post = (path: string, body: unknown, token = 'key-token') =>
     fetch(`${baseUrl}${path}`, {
@@ -92,11 +74,11 @@ describe('gateway chat and model routes over HTTP, NATS, inference and mock-upst
 
   beforeAll(async () => {
     [db, nats] = await Promise.all([createTestDatabase('gateway_chat'), startTestNats()]);
-    upstream = await createMockUpstreamApp(quiet);
+    upstream = await createMockUpstreamApp(silentLogger);
     await upstream.listen(0, '127.0.0.1');
     const upstreamPort = (upstream.getHttpServer().address() as { port: number }).port;
     const transport: TransportOptions = { kind: 'nats', servers: nats.url, rpcTimeoutMs: 5_000 };
-    billing = await startService({ module: ReserveResponderModule }, transport, 'billing', quiet);
+    billing = await startService(standInBilling(), transport, 'billing', silentLogger);
     const env = Object.assign(new InferenceEnv(), {
       DATABASE_URL: db.url,
       MOCK_UPSTREAM_URL: `http://127.0.0.1:${upstreamPort}`,
@@ -106,7 +88,7 @@ describe('gateway chat and model routes over HTTP, NATS, inference and mock-upst
       InferenceModule.register({ env, transport }),
       transport,
       INFERENCE_QUEUE,
-      quiet,
+      silentLogger,
     );
     const gatewayEnv = Object.assign(new ApiGatewayEnv(), {
       NATS_URL: nats.url,
@@ -119,7 +101,7 @@ describe('gateway chat and model routes over HTTP, NATS, inference and mock-upst
       .overrideProvider(CredentialResolver)
       .useValue(new FixedCredentials({ 'key-token': apiKey, 'poor-token': poor }))
       .compile();
-    gateway = moduleRef.createNestApplication({ logger: quiet });
+    gateway = moduleRef.createNestApplication({ logger: silentLogger });
     gateway.setGlobalPrefix('api');
     gateway.useGlobalPipes(createValidationPipe());
     gateway.useGlobalFilters(new HttpErrorFilter());

@@ -1,33 +1,17 @@
 import { Decimal } from 'decimal.js';
-import { GenerationFinalStatus, GenerationFinishedEvent } from '@gw/contracts';
+import { GenerationFinalStatus } from '@gw/contracts';
+import { generationFinishedEvent } from '@gw/testing';
 import { chargeFor, listStatusOf, recordedFinishReason, unprocessableReason } from './settlement-rules';
 
-const event: GenerationFinishedEvent = {
+const event = generationFinishedEvent('3f0c2a4e-8d1b-4f7a-9c7e-2b5d6e8f9a01', {
   generationId: 'gen_1',
-  organizationId: '3f0c2a4e-8d1b-4f7a-9c7e-2b5d6e8f9a01',
-  apiKeyId: null,
-  apiKeyName: null,
-  apiKeyShort: null,
-  userId: null,
-  model: 'demo/chat',
-  modelDisplayName: 'Demo Chat',
-  requestType: 'chat',
-  apiType: 'chat_completions',
-  responseMode: 'sync',
-  status: 'completed',
-  finishReason: 'stop',
-  provider: 'Mock Alpha',
   usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 },
   cost: '0.5',
   generationTimeMs: 10,
   latencyMs: 5,
-  queueTimeMs: 0,
-  attemptsCount: 1,
-  isCancelled: false,
-  error: null,
   createdAt: '2026-11-22T10:00:00.000Z',
   completedAt: '2026-11-22T10:00:01.000Z',
-};
+});
 
 describe('chargeFor', () => {
   const d = (value: string) => new Decimal(value);

@@ -1,0 +1,31 @@
+import { Controller, DynamicModule, Inject, Module } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { BillingContracts, DomainError, ReserveCreditRequest, ReserveCreditResponse } from '@gw/contracts';
+import { randomUUID } from 'node:crypto';
+
+/** The one organization the stand-in billing refuses, for lack of money. */
+export const POOR_ORGANIZATION = randomUUID();
+
+const RESERVE_REQUESTS = Symbol('RESERVE_REQUESTS');
+
+/** Billing where it is not under test: it reserves whatever is asked, except for POOR_ORGANIZATION. */
+@Controller()
+class StandInReserve {
+  constructor(@Inject(RESERVE_REQUESTS) private readonly requests: ReserveCreditRequest[]) {}
+
+  @MessagePattern(BillingContracts.reserve.subject)
+  reserve(@Payload() request: ReserveCreditRequest): ReserveCreditResponse {
+    this.requests.push(request);
+    if (request.organizationId === POOR_ORGANIZATION)
+      throw new DomainError('insufficient_balance', 'Insufficient balance');
+    return { generationId: request.generationId, reservedAmount: request.maxAmount };
+  }
+}
+
+@Module({ controllers: [StandInReserve] })
+class StandInBillingModule {}
+
+/** The stand-in billing, to start as the `billing` service; every reservation it receives is pushed onto `requests`. */
+export function standInBilling(requests: ReserveCreditRequest[] = []): DynamicModule {
+  return { module: StandInBillingModule, providers: [{ provide: RESERVE_REQUESTS, useValue: requests }] };
+}
