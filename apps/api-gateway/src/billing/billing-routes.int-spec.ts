@@ -1,16 +1,9 @@
 import { INestApplication, INestMicroservice } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AUTH_QUEUE, AuthEnv, AuthModule } from '@gw/app-auth';
 import { BILLING_QUEUE, BillingEnv, BillingModule } from '@gw/app-billing';
-import { BillingEvents, DomainError, GenerationFinishedEvent, Principal, UserPrincipal } from '@gw/contracts';
-import {
-  createValidationPipe,
-  HttpErrorFilter,
-  JetStreamDurableEvents,
-  startService,
-  TransportOptions,
-} from '@gw/platform';
+import { BillingEvents, GenerationFinishedEvent, UserPrincipal } from '@gw/contracts';
+import { JetStreamDurableEvents, startService, TransportOptions } from '@gw/platform';
 import {
   apiKeyPrincipal,
   createTestDatabase,
@@ -23,22 +16,10 @@ import {
 } from '@gw/testing';
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { ApiGatewayEnv, ApiGatewayModule } from '../api-gateway.module';
-import { CredentialResolver } from '../security/credential-resolver';
+import { ApiGatewayEnv } from '../api-gateway.module';
+import { startGatewayWithCredentials } from '../../test/gateway-with-credentials';
 
 const ADMIN_TOKEN = 'admin-token-of-the-billing-routes-spec';
-/** Authentication is not under test here: fixed tokens stand for a console user and an API key. */
-class FixedCredentials extends CredentialResolver {
-  constructor(private readonly principals: Record<string, Principal>) {
-    super();
-  }
-
-  async resolve(token: string): Promise<Principal> {
-    const principal = this.principals[token];
-    if (!principal) throw new DomainError('invalid_api_key', 'Invalid API key');
-    return principal;
-  }
-}
 
 interface Reply {
   status: number;
@@ -107,18 +88,11 @@ describe('gateway billing routes over HTTP, NATS and the billing service', () =>
       JWT_SECRET: 'billing-routes-spec-jwt-secret',
       ADMIN_TOKEN,
     });
-    const moduleRef = await Test.createTestingModule({
-      imports: [ApiGatewayModule.register({ env: gatewayEnv, transport })],
-    })
-      .overrideProvider(CredentialResolver)
-      .useValue(new FixedCredentials({ 'user-token': user, 'key-token': apiKey }))
-      .compile();
-    gateway = moduleRef.createNestApplication({ logger: silentLogger });
-    gateway.setGlobalPrefix('api');
-    gateway.useGlobalPipes(createValidationPipe());
-    gateway.useGlobalFilters(new HttpErrorFilter());
-    await gateway.listen(0, '127.0.0.1');
-    baseUrl = `http://127.0.0.1:${(gateway.getHttpServer().address() as { port: number }).port}/api`;
+    // Authentication is not under test here: fixed tokens stand for a console user and an API key.
+    ({ gateway, baseUrl } = await startGatewayWithCredentials(gatewayEnv, transport, {
+      'user-token': user,
+      'key-token': apiKey,
+    }));
     publisher = new JetStreamDurableEvents(nats.url);
   });
 

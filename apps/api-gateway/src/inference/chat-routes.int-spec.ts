@@ -3,21 +3,8 @@ import { Test } from '@nestjs/testing';
 import { join } from 'node:path';
 import { INFERENCE_QUEUE, InferenceEnv, InferenceModule } from '@gw/app-inference';
 import { createMockUpstreamApp } from '@gw/app-mock-upstream';
-import {
-  ApiKeyPrincipal,
-  BillingEvents,
-  DomainError,
-  GenerationFinishedEvent,
-  Principal,
-} from '@gw/contracts';
-import {
-  createValidationPipe,
-  DurableEvents,
-  HttpErrorFilter,
-  startService,
-  TransportModule,
-  TransportOptions,
-} from '@gw/platform';
+import { ApiKeyPrincipal, BillingEvents, GenerationFinishedEvent } from '@gw/contracts';
+import { DurableEvents, startService, TransportModule, TransportOptions } from '@gw/platform';
 import {
   apiKeyPrincipal,
   createTestDatabase,
@@ -29,23 +16,11 @@ import {
   TestDatabase,
   TestNats,
 } from '@gw/testing';
-import { ApiGatewayEnv, ApiGatewayModule } from '../api-gateway.module';
-import { CredentialResolver } from '../security/credential-resolver';
+import { ApiGatewayEnv } from '../api-gateway.module';
+import { startGatewayWithCredentials } from '../../test/gateway-with-credentials';
 
 /** Test bodies are asserted field by field, so they are read untyped. */
 const loose = (value: unknown): any => value;
-
-class FixedCredentials extends CredentialResolver {
-  constructor(private readonly principals: Record<string, Principal>) {
-    super();
-  }
-
-  async resolve(token: string): Promise<Principal> {
-    const principal = this.principals[token];
-    if (!principal) throw new DomainError('invalid_api_key', 'Invalid API key');
-    return principal;
-  }
-}
 
 describe('gateway chat and model routes over HTTP, NATS, inference and mock-upstream', () => {
   let db: TestDatabase;
@@ -95,18 +70,10 @@ describe('gateway chat and model routes over HTTP, NATS, inference and mock-upst
       JWT_SECRET: 'chat-routes-spec-jwt-secret',
       ADMIN_TOKEN: 'chat-routes-spec-admin-token',
     });
-    const moduleRef = await Test.createTestingModule({
-      imports: [ApiGatewayModule.register({ env: gatewayEnv, transport })],
-    })
-      .overrideProvider(CredentialResolver)
-      .useValue(new FixedCredentials({ 'key-token': apiKey, 'poor-token': poor }))
-      .compile();
-    gateway = moduleRef.createNestApplication({ logger: silentLogger });
-    gateway.setGlobalPrefix('api');
-    gateway.useGlobalPipes(createValidationPipe());
-    gateway.useGlobalFilters(new HttpErrorFilter());
-    await gateway.listen(0, '127.0.0.1');
-    baseUrl = `http://127.0.0.1:${(gateway.getHttpServer().address() as { port: number }).port}/api`;
+    ({ gateway, baseUrl } = await startGatewayWithCredentials(gatewayEnv, transport, {
+      'key-token': apiKey,
+      'poor-token': poor,
+    }));
     const eventsRef = await Test.createTestingModule({
       imports: [TransportModule.forRoot(transport)],
     }).compile();
