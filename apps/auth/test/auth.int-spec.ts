@@ -14,12 +14,21 @@ import {
   AuthContracts,
   AuthEvents,
   BillingContracts,
+  ConsoleListApiKeysRequest,
+  CreateUserRequest,
   KeyLimits,
   SetKeyLimitsRequest,
   UserPrincipal,
 } from '@gw/contracts';
 import { RpcClient, serviceTransport, startService, TransportModule, TransportOptions } from '@gw/platform';
-import { createTestDatabase, expectEventually, startTestNats, TestDatabase, TestNats } from '@gw/testing';
+import {
+  createTestDatabase,
+  expectEventually,
+  malformedMessages,
+  startTestNats,
+  TestDatabase,
+  TestNats,
+} from '@gw/testing';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { AUTH_QUEUE, AuthEnv, AuthModule } from '../src/auth.module';
@@ -540,5 +549,29 @@ describe('auth service over NATS and Postgres', () => {
     ).rejects.toMatchObject({
       code: 'forbidden',
     });
+  });
+
+  it.each(malformedMessages({ email: 'malformed@example.com', password: 'long enough', name: 'M' }, 'email'))(
+    'answers a create-user message $label with invalid_request and writes no user',
+    async ({ payload, param }) => {
+      await expect(
+        client.request(AuthContracts.adminCreateUser, payload as CreateUserRequest),
+      ).rejects.toMatchObject({ code: 'invalid_request', status: 400, param });
+      const [row] = await sql.query(
+        `SELECT count(*) AS n FROM auth.users WHERE email = 'malformed@example.com'`,
+      );
+      expect(Number(row.n)).toBe(0);
+    },
+  );
+
+  it.each(
+    malformedMessages(
+      { principal: { kind: 'user', organizationId: randomUUID(), userId: randomUUID(), role: 'admin' } },
+      'principal',
+    ),
+  )('answers a console list message $label with invalid_request', async ({ payload, param }) => {
+    await expect(
+      client.request(AuthContracts.consoleListApiKeys, payload as ConsoleListApiKeysRequest),
+    ).rejects.toMatchObject({ code: 'invalid_request', status: 400, param });
   });
 });

@@ -3,3 +3,4 @@ export * from './free-port';
 export * from './test-database';
 export * from './test-nats';
 export * from './silent-logger';
+export * from './malformed-messages';
