@@ -5,6 +5,9 @@ import ts from 'typescript';
 const fixture = join(__dirname, '../../test/handles-typing.fixture.ts');
 const EXPECTED_ERRORS = 4;
 
+let previous: ts.Program | undefined;
+
+/** Type-checks the fixture with `source` as its text; the second call reuses the first program's lib files. */
 function compile(source: string): string[] {
   const config = ts.getParsedCommandLineOfConfigFile(
     join(__dirname, '../../tsconfig.spec.json'),
@@ -20,7 +23,8 @@ function compile(source: string): string[] {
   const host = ts.createCompilerHost({ ...config.options, noEmit: true });
   const readFile = host.readFile.bind(host);
   host.readFile = (name) => (name === fixture ? source : readFile(name));
-  const program = ts.createProgram([fixture], { ...config.options, noEmit: true }, host);
+  const program = ts.createProgram([fixture], { ...config.options, noEmit: true }, host, previous);
+  previous = program;
   return ts
     .getPreEmitDiagnostics(program)
     .map((d) => `${d.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
