@@ -37,8 +37,6 @@ export interface DurableEventContract<Event extends object> {
 
 /** A contract whose handler receives a request and answers (once, or as a stream). */
 export type RequestContract = RpcContract<object, unknown> | StreamContract<object, unknown>;
-/** A contract whose handler receives an event and answers nothing. */
-export type EventContract = BroadcastContract<object> | DurableEventContract<object>;
 
 /** The message a handler of `C` receives: the instance type of the contract's class. */
 export type RequestOf<C> =
@@ -51,13 +49,6 @@ export type RequestOf<C> =
         : C extends DurableEventContract<infer Event>
           ? Event
           : never;
-
-export type ResponseOf<C> =
-  C extends RpcContract<object, infer Response>
-    ? Response
-    : C extends StreamContract<object, infer Chunk>
-      ? Chunk
-      : never;
 
 export const rpc = <Request extends object, Response>(
   subject: string,
