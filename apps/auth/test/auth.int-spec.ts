@@ -14,6 +14,8 @@ import {
   AuthContracts,
   AuthEvents,
   BillingContracts,
+  ConsoleListApiKeysRequest,
+  CreateUserRequest,
   KeyLimits,
   SetKeyLimitsRequest,
   UserPrincipal,
@@ -23,6 +25,7 @@ import {
   createTestDatabase,
   expectEventually,
   silentLogger,
+  malformedMessages,
   startTestNats,
   TestDatabase,
   TestNats,
@@ -550,5 +553,29 @@ describe('auth service over NATS and Postgres', () => {
     ).rejects.toMatchObject({
       code: 'forbidden',
     });
+  });
+
+  it.each(malformedMessages({ email: 'malformed@example.com', password: 'long enough', name: 'M' }, 'email'))(
+    'answers a create-user message $label with invalid_request and writes no user',
+    async ({ payload, param }) => {
+      await expect(
+        client.request(AuthContracts.adminCreateUser, payload as CreateUserRequest),
+      ).rejects.toMatchObject({ code: 'invalid_request', status: 400, param });
+      const [row] = await sql.query(
+        `SELECT count(*) AS n FROM auth.users WHERE email = 'malformed@example.com'`,
+      );
+      expect(Number(row.n)).toBe(0);
+    },
+  );
+
+  it.each(
+    malformedMessages(
+      { principal: { kind: 'user', organizationId: randomUUID(), userId: randomUUID(), role: 'admin' } },
+      'principal',
+    ),
+  )('answers a console list message $label with invalid_request', async ({ payload, param }) => {
+    await expect(
+      client.request(AuthContracts.consoleListApiKeys, payload as ConsoleListApiKeysRequest),
+    ).rejects.toMatchObject({ code: 'invalid_request', status: 400, param });
   });
 });

@@ -1,8 +1,15 @@
 import { INestMicroservice } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { MediaContracts, Principal } from '@gw/contracts';
+import { GetMediaGenerationRequest, MediaContracts, Principal } from '@gw/contracts';
 import { RpcClient, startService, TransportModule, TransportOptions } from '@gw/platform';
-import { createTestDatabase, silentLogger, startTestNats, TestDatabase, TestNats } from '@gw/testing';
+import {
+  createTestDatabase,
+  malformedMessages,
+  silentLogger,
+  startTestNats,
+  TestDatabase,
+  TestNats,
+} from '@gw/testing';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { MEDIA_QUEUE, MediaEnv, MediaModule } from '../src/media.module';
@@ -60,4 +67,13 @@ describe('media service over NATS and Postgres', () => {
       status: 404,
     });
   });
+
+  it.each(malformedMessages({ principal, id: 'gen_missing' }, 'principal'))(
+    'answers a request $label with invalid_request',
+    async ({ payload, param }) => {
+      await expect(
+        client.request(MediaContracts.getGeneration, payload as GetMediaGenerationRequest),
+      ).rejects.toMatchObject({ code: 'invalid_request', status: 400, param });
+    },
+  );
 });

@@ -1,3 +1,5 @@
+// class-transformer's @Type reads decorator metadata while the message classes are defined.
+import 'reflect-metadata';
 export * from './contract';
 export * from './errors';
 export * from './principal';
@@ -10,3 +12,5 @@ export * from './inference/inference.contracts';
 export * from './inference/formats.contracts';
 export * from './inference/transcriptions.contracts';
 export * from './inference/embeddings.contracts';
+export * from './inference/paid-request';
+export * from './billing/decimal-amount';

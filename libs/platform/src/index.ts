@@ -16,3 +16,5 @@ export * from './transport/rpc-client';
 export * from './transport/transport-options';
 export * from './transport/transport.module';
 export * from './validation/validation';
+export * from './transport/handles';
+export * from './validation/message-validation.pipe';

@@ -5,3 +5,4 @@ export * from './test-nats';
 export * from './silent-logger';
 export * from './fixtures';
 export * from './stand-in-billing';
+export * from './malformed-messages';

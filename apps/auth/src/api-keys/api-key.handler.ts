@@ -1,14 +1,21 @@
 import { Controller } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
-import { ApiKeyList, ApiKeyPrincipal, AuthContracts, CreatedApiKey, KeyLimits, Success } from '@gw/contracts';
+import {
+  ApiKeyList,
+  ApiKeyPrincipal,
+  AuthContracts,
+  ConsoleListApiKeysRequest,
+  ConsoleRevokeApiKeyRequest,
+  CreatedApiKey,
+  KeyLimits,
+  ResolveApiKeyRequest,
+  Success,
+} from '@gw/contracts';
+import { HandlesRpc } from '@gw/platform';
 import {
   AdminCreateApiKeyMessage,
   AdminSetApiKeyLimitsMessage,
-  ConsoleSetApiKeyLimitsMessage,
   ConsoleCreateApiKeyMessage,
-  ConsoleListApiKeysMessage,
-  ConsoleRevokeApiKeyMessage,
-  ResolveApiKeyMessage,
+  ConsoleSetApiKeyLimitsMessage,
 } from './api-key.messages';
 import { ApiKeyService } from './api-key.service';
 
@@ -16,38 +23,38 @@ import { ApiKeyService } from './api-key.service';
 export class ApiKeyHandler {
   constructor(private readonly apiKeys: ApiKeyService) {}
 
-  @MessagePattern(AuthContracts.resolveApiKey.subject)
-  resolve(@Payload() request: ResolveApiKeyMessage): Promise<ApiKeyPrincipal> {
+  @HandlesRpc(AuthContracts.resolveApiKey)
+  resolve(request: ResolveApiKeyRequest): Promise<ApiKeyPrincipal> {
     return this.apiKeys.resolve(request.keyHash);
   }
 
-  @MessagePattern(AuthContracts.adminCreateApiKey.subject)
-  adminCreate(@Payload() request: AdminCreateApiKeyMessage): Promise<CreatedApiKey> {
+  @HandlesRpc(AuthContracts.adminCreateApiKey, AdminCreateApiKeyMessage)
+  adminCreate(request: AdminCreateApiKeyMessage): Promise<CreatedApiKey> {
     return this.apiKeys.adminCreate(request);
   }
 
-  @MessagePattern(AuthContracts.consoleListApiKeys.subject)
-  list(@Payload() request: ConsoleListApiKeysMessage): Promise<ApiKeyList> {
+  @HandlesRpc(AuthContracts.consoleListApiKeys)
+  list(request: ConsoleListApiKeysRequest): Promise<ApiKeyList> {
     return this.apiKeys.list(request.principal);
   }
 
-  @MessagePattern(AuthContracts.consoleCreateApiKey.subject)
-  create(@Payload() request: ConsoleCreateApiKeyMessage): Promise<CreatedApiKey> {
+  @HandlesRpc(AuthContracts.consoleCreateApiKey, ConsoleCreateApiKeyMessage)
+  create(request: ConsoleCreateApiKeyMessage): Promise<CreatedApiKey> {
     return this.apiKeys.consoleCreate(request);
   }
 
-  @MessagePattern(AuthContracts.consoleRevokeApiKey.subject)
-  revoke(@Payload() request: ConsoleRevokeApiKeyMessage): Promise<Success> {
+  @HandlesRpc(AuthContracts.consoleRevokeApiKey)
+  revoke(request: ConsoleRevokeApiKeyRequest): Promise<Success> {
     return this.apiKeys.revoke(request);
   }
 
-  @MessagePattern(AuthContracts.consoleSetApiKeyLimits.subject)
-  consoleSetLimits(@Payload() request: ConsoleSetApiKeyLimitsMessage): Promise<KeyLimits> {
+  @HandlesRpc(AuthContracts.consoleSetApiKeyLimits, ConsoleSetApiKeyLimitsMessage)
+  consoleSetLimits(request: ConsoleSetApiKeyLimitsMessage): Promise<KeyLimits> {
     return this.apiKeys.consoleSetLimits(request);
   }
 
-  @MessagePattern(AuthContracts.adminSetApiKeyLimits.subject)
-  adminSetLimits(@Payload() request: AdminSetApiKeyLimitsMessage): Promise<KeyLimits> {
+  @HandlesRpc(AuthContracts.adminSetApiKeyLimits, AdminSetApiKeyLimitsMessage)
+  adminSetLimits(request: AdminSetApiKeyLimitsMessage): Promise<KeyLimits> {
     return this.apiKeys.adminSetLimits(request);
   }
 }

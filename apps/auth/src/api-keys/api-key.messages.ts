@@ -1,74 +1,35 @@
 import {
   AdminCreateApiKeyRequest,
   AdminSetApiKeyLimitsRequest,
-  ConsoleSetApiKeyLimitsRequest,
   ConsoleCreateApiKeyRequest,
-  ConsoleListApiKeysRequest,
-  ConsoleRevokeApiKeyRequest,
-  ORGANIZATION_ROLES,
-  OrganizationRole,
-  ResolveApiKeyRequest,
+  ConsoleSetApiKeyLimitsRequest,
   UserPrincipal,
+  UserPrincipalField,
 } from '@gw/contracts';
 import { AdminCreateApiKeyDto, CreateApiKeyDto, SetApiKeyLimitsDto } from '@gw/dto';
-import { Type } from 'class-transformer';
-import { Equals, IsIn, IsObject, IsUUID, Matches, ValidateNested } from 'class-validator';
+import { IsUUID } from 'class-validator';
 
-/** The console caller as the gateway verified it from the JWT; its shape is still checked here. */
-export class UserPrincipalMessage implements UserPrincipal {
-  @Equals('user')
-  kind!: 'user';
-
-  @IsUUID()
-  organizationId!: string;
-
-  @IsUUID()
-  userId!: string;
-
-  @IsIn([...ORGANIZATION_ROLES])
-  role!: OrganizationRole;
-}
-
-export class ResolveApiKeyMessage implements ResolveApiKeyRequest {
-  @Matches(/^[0-9a-f]{64}$/, { message: 'keyHash must be a SHA-256 hex digest' })
-  keyHash!: string;
-}
+/*
+ * The messages that carry a body of the public API, validated with that body's HTTP DTO plus the
+ * fields the gateway adds. Each must stay a refinement of its contract's class (HandlesRpc checks it).
+ */
 
 export class AdminCreateApiKeyMessage extends AdminCreateApiKeyDto implements AdminCreateApiKeyRequest {
   @IsUUID()
   organizationId!: string;
 }
 
-export class ConsoleListApiKeysMessage implements ConsoleListApiKeysRequest {
-  @IsObject()
-  @ValidateNested()
-  @Type(() => UserPrincipalMessage)
-  principal!: UserPrincipalMessage;
-}
-
 export class ConsoleCreateApiKeyMessage extends CreateApiKeyDto implements ConsoleCreateApiKeyRequest {
-  @IsObject()
-  @ValidateNested()
-  @Type(() => UserPrincipalMessage)
-  principal!: UserPrincipalMessage;
-}
-
-export class ConsoleRevokeApiKeyMessage
-  extends ConsoleListApiKeysMessage
-  implements ConsoleRevokeApiKeyRequest
-{
-  @IsUUID()
-  id!: string;
+  @UserPrincipalField()
+  principal!: UserPrincipal;
 }
 
 export class ConsoleSetApiKeyLimitsMessage
   extends SetApiKeyLimitsDto
   implements ConsoleSetApiKeyLimitsRequest
 {
-  @IsObject()
-  @ValidateNested()
-  @Type(() => UserPrincipalMessage)
-  principal!: UserPrincipalMessage;
+  @UserPrincipalField()
+  principal!: UserPrincipal;
 
   @IsUUID()
   id!: string;

@@ -1,22 +1,9 @@
-import type { CurrentMembershipRequest, GetOrganizationRequest, SetMembershipRequest } from '@gw/contracts';
+import type { SetMembershipRequest } from '@gw/contracts';
 import { SetMembershipDto } from '@gw/dto';
 import { IsUUID } from 'class-validator';
 
-/** The HTTP body plus the path parameters, validated again at the service boundary. */
+/** The HTTP body plus the path parameters: a refinement of the contract's class (HandlesRpc checks it). */
 export class SetMembershipMessage extends SetMembershipDto implements SetMembershipRequest {
-  @IsUUID()
-  organizationId!: string;
-
-  @IsUUID()
-  userId!: string;
-}
-
-export class GetOrganizationMessage implements GetOrganizationRequest {
-  @IsUUID()
-  organizationId!: string;
-}
-
-export class CurrentMembershipMessage implements CurrentMembershipRequest {
   @IsUUID()
   organizationId!: string;
 

@@ -18,7 +18,6 @@ import { reservationContext } from './reservation-context';
 
 const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 const MAX_REASON_LENGTH = 500;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Balance, credits and holds. Every change runs under the account's row lock, so no two can interleave. */
 @Injectable()
@@ -37,18 +36,13 @@ export class LedgerService {
    * Holds min(maxAmount, available, room under every limit of the key) for one generation,
    * available being the balance minus what running generations hold. The account row lock is taken
    * first, so the key's counters are read and written by one transaction at a time on every
-   * replica. A repeated reserve of the same generation answers the existing hold.
+   * replica. A repeated reserve of the same generation answers the existing hold. The shape of the
+   * request (ids, decimal strings) was checked by its contract class before it got here.
    */
   async reserve(request: ReserveCreditRequest): Promise<ReserveCreditResponse> {
     const { generationId, organizationId } = request;
-    if (typeof generationId !== 'string' || generationId === '') {
-      throw new DomainError('invalid_request', 'generationId must be a non-empty string', 'generationId');
-    }
     const maxAmount = parseMoney(request.maxAmount, 'maxAmount', Decimal.ROUND_UP);
     const minAmount = parseMoney(request.minAmount, 'minAmount', Decimal.ROUND_UP);
-    if (request.apiKeyId != null && (typeof request.apiKeyId !== 'string' || !UUID.test(request.apiKeyId))) {
-      throw new DomainError('invalid_request', 'apiKeyId must be a UUID or null', 'apiKeyId');
-    }
     if (minAmount.greaterThan(maxAmount)) {
       throw new DomainError('invalid_request', 'minAmount must not exceed maxAmount', 'minAmount');
     }

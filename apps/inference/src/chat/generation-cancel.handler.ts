@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
-import { EventPattern, Payload } from '@nestjs/microservices';
 import { CancelGenerationEvent, InferenceContracts } from '@gw/contracts';
+import { HandlesEvent } from '@gw/platform';
 import { GenerationCancellations } from './generation-cancellations';
 
 /**
@@ -12,8 +12,8 @@ import { GenerationCancellations } from './generation-cancellations';
 export class GenerationCancelHandler {
   constructor(private readonly cancellations: GenerationCancellations) {}
 
-  @EventPattern<string>(InferenceContracts.cancelGeneration.subject, { queue: '' })
-  cancel(@Payload() event: CancelGenerationEvent): void {
-    if (typeof event?.generationId === 'string') this.cancellations.cancel(event.generationId);
+  @HandlesEvent(InferenceContracts.cancelGeneration, { queue: '' })
+  cancel(event: CancelGenerationEvent): void {
+    this.cancellations.cancel(event.generationId);
   }
 }

@@ -1,7 +1,7 @@
 import { Controller } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
 import { EmbeddingList, EmbeddingsContracts } from '@gw/contracts';
 import { EmbeddingRpcMessageDto } from '@gw/dto';
+import { HandlesRpc } from '@gw/platform';
 import { omitNullFields } from '../formats/omit-null-fields';
 import { EmbeddingsService } from './embeddings.service';
 
@@ -9,8 +9,8 @@ import { EmbeddingsService } from './embeddings.service';
 export class EmbeddingsHandler {
   constructor(private readonly embeddings: EmbeddingsService) {}
 
-  @MessagePattern(EmbeddingsContracts.create.subject)
-  create(@Payload() message: EmbeddingRpcMessageDto): Promise<EmbeddingList> {
+  @HandlesRpc(EmbeddingsContracts.create, EmbeddingRpcMessageDto)
+  create(message: EmbeddingRpcMessageDto): Promise<EmbeddingList> {
     return this.embeddings.create({ ...message, body: omitNullFields(message.body) });
   }
 }

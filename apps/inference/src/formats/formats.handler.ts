@@ -1,5 +1,4 @@
 import { Controller } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
 import { catchError, defer, Observable, throwError } from 'rxjs';
 import {
   DomainError,
@@ -10,6 +9,7 @@ import {
   ResponsesResponse,
 } from '@gw/contracts';
 import { ChatCompletionRequestDto, MessagesRpcMessageDto, ResponsesRpcMessageDto } from '@gw/dto';
+import { HandlesRpc } from '@gw/platform';
 import { ChatCompletionService } from '../chat/chat-completion.service';
 import { translateStream } from './event-stream';
 import { messageFromCompletion, messagesStreamTranslator, messagesToChatBody } from './messages-translation';
@@ -30,8 +30,8 @@ import {
 export class FormatsHandler {
   constructor(private readonly chat: ChatCompletionService) {}
 
-  @MessagePattern(FormatsContracts.responses.subject)
-  async responses(@Payload() message: ResponsesRpcMessageDto): Promise<ResponsesResponse> {
+  @HandlesRpc(FormatsContracts.responses, ResponsesRpcMessageDto)
+  async responses(message: ResponsesRpcMessageDto): Promise<ResponsesResponse> {
     try {
       const completion = await this.chat.complete(
         this.chatRequest(message, responsesToChatBody(message.body, false), 'responses'),
@@ -42,8 +42,8 @@ export class FormatsHandler {
     }
   }
 
-  @MessagePattern(FormatsContracts.responsesStream.subject)
-  responsesStream(@Payload() message: ResponsesRpcMessageDto): Observable<NamedServerSentEvent> {
+  @HandlesRpc(FormatsContracts.responsesStream, ResponsesRpcMessageDto)
+  responsesStream(message: ResponsesRpcMessageDto): Observable<NamedServerSentEvent> {
     return defer(() => {
       const items = this.chat.stream(
         this.chatRequest(message, responsesToChatBody(message.body, true), 'responses'),
@@ -52,16 +52,16 @@ export class FormatsHandler {
     }).pipe(catchError((err: unknown) => throwError(() => inResponsesTerms(err))));
   }
 
-  @MessagePattern(FormatsContracts.messages.subject)
-  async messages(@Payload() message: MessagesRpcMessageDto): Promise<MessagesResponse> {
+  @HandlesRpc(FormatsContracts.messages, MessagesRpcMessageDto)
+  async messages(message: MessagesRpcMessageDto): Promise<MessagesResponse> {
     const completion = await this.chat.complete(
       this.chatRequest(message, messagesToChatBody(message.body, false), 'messages'),
     );
     return messageFromCompletion(completion);
   }
 
-  @MessagePattern(FormatsContracts.messagesStream.subject)
-  messagesStream(@Payload() message: MessagesRpcMessageDto): Observable<NamedServerSentEvent> {
+  @HandlesRpc(FormatsContracts.messagesStream, MessagesRpcMessageDto)
+  messagesStream(message: MessagesRpcMessageDto): Observable<NamedServerSentEvent> {
     return defer(() =>
       translateStream(
         this.chat.stream(this.chatRequest(message, messagesToChatBody(message.body, true), 'messages')),

@@ -1,36 +1,40 @@
 import { Controller } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
+import { Payload } from '@nestjs/microservices';
 import {
   DeleteStoredFileRequest,
   GetStorageStatsRequest,
-  Principal,
+  ListStoredFilesRequest,
   StorageContracts,
   StorageStats,
   StoredFilePage,
 } from '@gw/contracts';
 import { ListStoredFilesQueryDto } from '@gw/dto';
+import { HandlesRpc, MessageValidationPipe } from '@gw/platform';
 import { StoredFileService } from './stored-file.service';
 
 @Controller()
 export class StoredFileHandler {
   constructor(private readonly files: StoredFileService) {}
 
-  /** The query is validated again here with the gateway's own DTO: a service trusts no caller's shape. */
-  @MessagePattern(StorageContracts.listFiles.subject)
+  /**
+   * The query is the public API's and is validated again here with the gateway's own DTO (a service
+   * trusts no caller's shape); its faults name the query field itself, as at the gateway.
+   */
+  @HandlesRpc(StorageContracts.listFiles)
   list(
-    @Payload('principal') principal: Principal,
-    @Payload('query') query: ListStoredFilesQueryDto,
+    request: ListStoredFilesRequest,
+    @Payload('query', new MessageValidationPipe(ListStoredFilesQueryDto)) query: ListStoredFilesQueryDto,
   ): Promise<StoredFilePage> {
-    return this.files.list(principal, query);
+    return this.files.list(request.principal, query);
   }
 
-  @MessagePattern(StorageContracts.stats.subject)
-  stats(@Payload() request: GetStorageStatsRequest): Promise<StorageStats> {
+  @HandlesRpc(StorageContracts.stats)
+  stats(request: GetStorageStatsRequest): Promise<StorageStats> {
     return this.files.stats(request.principal);
   }
 
-  @MessagePattern(StorageContracts.deleteFile.subject)
-  delete(@Payload() request: DeleteStoredFileRequest): Promise<{ success: true }> {
+  @HandlesRpc(StorageContracts.deleteFile)
+  delete(request: DeleteStoredFileRequest): Promise<{ success: true }> {
     return this.files.delete(request.principal, request.id);
   }
 }

@@ -1,23 +1,61 @@
-import type { KeyLimits, SpendingLimit } from '../billing/billing.contracts';
+import { Type } from 'class-transformer';
+import {
+  IsArray,
+  IsIn,
+  IsObject,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Matches,
+  ValidateNested,
+} from 'class-validator';
+import { type KeyLimits, SpendingLimit } from '../billing/billing.contracts';
 import { broadcast, rpc } from '../contract';
-import type { ApiKeyPrincipal, OrganizationRole, UserPrincipal } from '../principal';
+import {
+  type ApiKeyPrincipal,
+  ORGANIZATION_ROLES,
+  type OrganizationRole,
+  UserPrincipal,
+  UserPrincipalField,
+} from '../principal';
+
+/** A list of spending limits, each checked by billing's rules. */
+function SpendingLimits(): PropertyDecorator {
+  return (target, key) => {
+    IsArray()(target, key);
+    IsObject({ each: true })(target, key);
+    ValidateNested({ each: true })(target, key);
+    Type(() => SpendingLimit)(target, key);
+  };
+}
 
 /** The gateway never forwards a raw API key: it sends the SHA-256 hex digest, which is what auth stores. */
-export interface ResolveApiKeyRequest {
-  keyHash: string;
+export class ResolveApiKeyRequest {
+  @Matches(/^[0-9a-f]{64}$/, { message: 'keyHash must be a SHA-256 hex digest' })
+  keyHash!: string;
 }
 
-export interface ApiKeyRevokedEvent {
-  apiKeyId: string;
-  keyHash: string;
+export class ApiKeyRevokedEvent {
+  @IsUUID()
+  apiKeyId!: string;
+
+  @Matches(/^[0-9a-f]{64}$/, { message: 'keyHash must be a SHA-256 hex digest' })
+  keyHash!: string;
 }
 
-export const ORGANIZATION_ROLES: readonly OrganizationRole[] = ['admin', 'member'];
+/**
+ * The messages below carry a body of the public API: auth validates them with the body's HTTP DTO
+ * (libs/dto), which refines these classes; here each field is only checked for its type.
+ */
+export class CreateUserRequest {
+  @IsString()
+  email!: string;
 
-export interface CreateUserRequest {
-  email: string;
-  password: string;
-  name: string;
+  @IsString()
+  password!: string;
+
+  @IsString()
+  name!: string;
 }
 
 export interface AuthUser {
@@ -26,8 +64,9 @@ export interface AuthUser {
   name: string;
 }
 
-export interface CreateOrganizationRequest {
-  name: string;
+export class CreateOrganizationRequest {
+  @IsString()
+  name!: string;
 }
 
 export interface Organization {
@@ -35,19 +74,28 @@ export interface Organization {
   name: string;
 }
 
-export interface GetOrganizationRequest {
-  organizationId: string;
+export class GetOrganizationRequest {
+  @IsUUID()
+  organizationId!: string;
 }
 
-export interface CurrentMembershipRequest {
-  organizationId: string;
-  userId: string;
+export class CurrentMembershipRequest {
+  @IsUUID()
+  organizationId!: string;
+
+  @IsUUID()
+  userId!: string;
 }
 
-export interface SetMembershipRequest {
-  organizationId: string;
-  userId: string;
-  role: OrganizationRole;
+export class SetMembershipRequest {
+  @IsUUID()
+  organizationId!: string;
+
+  @IsUUID()
+  userId!: string;
+
+  @IsIn(ORGANIZATION_ROLES)
+  role!: OrganizationRole;
 }
 
 export interface Membership {
@@ -56,11 +104,20 @@ export interface Membership {
   role: OrganizationRole;
 }
 
-export interface AdminCreateApiKeyRequest {
-  organizationId: string;
-  name: string;
+export class AdminCreateApiKeyRequest {
+  @IsUUID()
+  organizationId!: string;
+
+  @IsString()
+  name!: string;
+
   /** A member of the organization the key acts for. */
+  @IsOptional()
+  @IsUUID()
   userId?: string;
+
+  @IsOptional()
+  @SpendingLimits()
   limits?: SpendingLimit[];
 }
 
@@ -72,9 +129,15 @@ export interface CreatedApiKey {
   short: string;
 }
 
-export interface LoginRequest {
-  email: string;
-  password: string;
+export class LoginRequest {
+  @IsString()
+  email!: string;
+
+  @IsString()
+  password!: string;
+
+  @IsOptional()
+  @IsUUID()
   organizationId?: string;
 }
 
@@ -85,32 +148,52 @@ export interface AccessToken {
 }
 
 /** Console calls carry the user the gateway verified from the JWT. */
-export interface ConsoleListApiKeysRequest {
-  principal: UserPrincipal;
+export class ConsoleListApiKeysRequest {
+  @UserPrincipalField()
+  principal!: UserPrincipal;
 }
 
-export interface ConsoleCreateApiKeyRequest {
-  principal: UserPrincipal;
-  name: string;
+export class ConsoleCreateApiKeyRequest {
+  @UserPrincipalField()
+  principal!: UserPrincipal;
+
+  @IsString()
+  name!: string;
+
+  @IsOptional()
+  @SpendingLimits()
   limits?: SpendingLimit[];
 }
 
 /** Console route: the caller must be an admin of the key's organization. */
-export interface ConsoleSetApiKeyLimitsRequest {
-  principal: UserPrincipal;
-  id: string;
-  limits: SpendingLimit[];
+export class ConsoleSetApiKeyLimitsRequest {
+  @UserPrincipalField()
+  principal!: UserPrincipal;
+
+  @IsUUID()
+  id!: string;
+
+  @SpendingLimits()
+  limits!: SpendingLimit[];
 }
 
-export interface AdminSetApiKeyLimitsRequest {
-  organizationId: string;
-  id: string;
-  limits: SpendingLimit[];
+export class AdminSetApiKeyLimitsRequest {
+  @IsUUID()
+  organizationId!: string;
+
+  @IsUUID()
+  id!: string;
+
+  @SpendingLimits()
+  limits!: SpendingLimit[];
 }
 
-export interface ConsoleRevokeApiKeyRequest {
-  principal: UserPrincipal;
-  id: string;
+export class ConsoleRevokeApiKeyRequest {
+  @UserPrincipalField()
+  principal!: UserPrincipal;
+
+  @IsUUID()
+  id!: string;
 }
 
 /**
@@ -139,24 +222,54 @@ export interface Success {
 }
 
 export const AuthContracts = {
-  resolveApiKey: rpc<ResolveApiKeyRequest, ApiKeyPrincipal>('auth.v1.resolve-api-key'),
-  login: rpc<LoginRequest, AccessToken>('auth.v1.login'),
+  resolveApiKey: rpc<ResolveApiKeyRequest, ApiKeyPrincipal>('auth.v1.resolve-api-key', ResolveApiKeyRequest),
+  login: rpc<LoginRequest, AccessToken>('auth.v1.login', LoginRequest),
   /** The membership as it is now (a console JWT carries the role it had at login); forbidden when there is none. */
-  currentMembership: rpc<CurrentMembershipRequest, Membership>('auth.v1.current-membership'),
-  adminCreateUser: rpc<CreateUserRequest, AuthUser>('auth.v1.admin.create-user'),
-  adminCreateOrganization: rpc<CreateOrganizationRequest, Organization>('auth.v1.admin.create-organization'),
+  currentMembership: rpc<CurrentMembershipRequest, Membership>(
+    'auth.v1.current-membership',
+    CurrentMembershipRequest,
+  ),
+  adminCreateUser: rpc<CreateUserRequest, AuthUser>('auth.v1.admin.create-user', CreateUserRequest),
+  adminCreateOrganization: rpc<CreateOrganizationRequest, Organization>(
+    'auth.v1.admin.create-organization',
+    CreateOrganizationRequest,
+  ),
   /** not_found (param `orgId`) for an organization that does not exist. */
-  adminGetOrganization: rpc<GetOrganizationRequest, Organization>('auth.v1.admin.get-organization'),
-  adminSetMembership: rpc<SetMembershipRequest, Membership>('auth.v1.admin.set-membership'),
-  adminCreateApiKey: rpc<AdminCreateApiKeyRequest, CreatedApiKey>('auth.v1.admin.create-api-key'),
-  consoleListApiKeys: rpc<ConsoleListApiKeysRequest, ApiKeyList>('auth.v1.console.list-api-keys'),
-  consoleCreateApiKey: rpc<ConsoleCreateApiKeyRequest, CreatedApiKey>('auth.v1.console.create-api-key'),
-  consoleRevokeApiKey: rpc<ConsoleRevokeApiKeyRequest, Success>('auth.v1.console.revoke-api-key'),
-  consoleSetApiKeyLimits: rpc<ConsoleSetApiKeyLimitsRequest, KeyLimits>('auth.v1.console.set-api-key-limits'),
-  adminSetApiKeyLimits: rpc<AdminSetApiKeyLimitsRequest, KeyLimits>('auth.v1.admin.set-api-key-limits'),
+  adminGetOrganization: rpc<GetOrganizationRequest, Organization>(
+    'auth.v1.admin.get-organization',
+    GetOrganizationRequest,
+  ),
+  adminSetMembership: rpc<SetMembershipRequest, Membership>(
+    'auth.v1.admin.set-membership',
+    SetMembershipRequest,
+  ),
+  adminCreateApiKey: rpc<AdminCreateApiKeyRequest, CreatedApiKey>(
+    'auth.v1.admin.create-api-key',
+    AdminCreateApiKeyRequest,
+  ),
+  consoleListApiKeys: rpc<ConsoleListApiKeysRequest, ApiKeyList>(
+    'auth.v1.console.list-api-keys',
+    ConsoleListApiKeysRequest,
+  ),
+  consoleCreateApiKey: rpc<ConsoleCreateApiKeyRequest, CreatedApiKey>(
+    'auth.v1.console.create-api-key',
+    ConsoleCreateApiKeyRequest,
+  ),
+  consoleRevokeApiKey: rpc<ConsoleRevokeApiKeyRequest, Success>(
+    'auth.v1.console.revoke-api-key',
+    ConsoleRevokeApiKeyRequest,
+  ),
+  consoleSetApiKeyLimits: rpc<ConsoleSetApiKeyLimitsRequest, KeyLimits>(
+    'auth.v1.console.set-api-key-limits',
+    ConsoleSetApiKeyLimitsRequest,
+  ),
+  adminSetApiKeyLimits: rpc<AdminSetApiKeyLimitsRequest, KeyLimits>(
+    'auth.v1.admin.set-api-key-limits',
+    AdminSetApiKeyLimitsRequest,
+  ),
 } as const;
 
 export const AuthEvents = {
   /** Broadcast to every gateway replica so cached key lookups are dropped at once. */
-  apiKeyRevoked: broadcast<ApiKeyRevokedEvent>('auth.v1.api-key-revoked'),
+  apiKeyRevoked: broadcast<ApiKeyRevokedEvent>('auth.v1.api-key-revoked', ApiKeyRevokedEvent),
 } as const;

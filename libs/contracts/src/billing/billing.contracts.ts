@@ -1,27 +1,92 @@
+import { Type } from 'class-transformer';
+import {
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsObject,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Min,
+  ValidateIf,
+  ValidateNested,
+} from 'class-validator';
 import { durableEvent, rpc } from '../contract';
-import type { Principal } from '../principal';
+import { type Principal, PrincipalField } from '../principal';
+import { DecimalAmount, isLimitAmount, isPositiveCreditAmount, isServiceDecimal } from './decimal-amount';
+
+export const GENERATION_REQUEST_TYPES = ['chat', 'image', 'video', 'audio', 'embedding'] as const;
+export type GenerationRequestType = (typeof GENERATION_REQUEST_TYPES)[number];
+export const GENERATION_RESPONSE_MODES = ['sync', 'stream', 'async'] as const;
+export type GenerationResponseMode = (typeof GENERATION_RESPONSE_MODES)[number];
+export const GENERATION_FINAL_STATUSES = ['completed', 'failed', 'cancelled'] as const;
+export type GenerationFinalStatus = (typeof GENERATION_FINAL_STATUSES)[number];
 
 /** Money always travels as a decimal string (DESIGN.md §5.11). */
 export type DecimalString = string;
 
-export interface ReserveCreditRequest {
-  generationId: string;
-  organizationId: string;
-  apiKeyId: string | null;
+const NON_EMPTY_GENERATION_ID = { message: 'generationId must be a non-empty string' };
+const serviceDecimal = (name: string) =>
+  DecimalAmount(
+    'isServiceDecimal',
+    isServiceDecimal,
+    `${name} must be a non-negative decimal string, e.g. "1.50"`,
+  );
+const nullable = ValidateIf((_message, value) => value !== null && value !== undefined);
+
+/** The wording of billing's rules is kept: callers and tests read these messages. */
+export class ReserveCreditRequest {
+  @IsString(NON_EMPTY_GENERATION_ID)
+  @IsNotEmpty(NON_EMPTY_GENERATION_ID)
+  generationId!: string;
+
+  @IsUUID()
+  organizationId!: string;
+
+  @nullable
+  @IsUUID(undefined, { message: 'apiKeyId must be a UUID or null' })
+  apiKeyId!: string | null;
+
   /** The most the request can cost; billing holds min(maxAmount, what the balance and limits allow). */
-  maxAmount: DecimalString;
+  @serviceDecimal('maxAmount')
+  maxAmount!: DecimalString;
+
   /** Below this the request is refused with 402; equal to maxAmount when the client fixed max_tokens. */
-  minAmount: DecimalString;
+  @serviceDecimal('minAmount')
+  minAmount!: DecimalString;
+
   /**
    * Optional context, kept with the hold only so that a reservation that expires unsettled can be
    * recorded in history as a failed generation with its model and type.
    */
+  @IsOptional()
+  @IsString()
   model?: string;
+
+  @IsOptional()
+  @IsIn(GENERATION_REQUEST_TYPES)
   requestType?: GenerationRequestType;
+
+  @IsOptional()
+  @IsString()
   apiType?: string;
+
+  @IsOptional()
+  @IsIn(GENERATION_RESPONSE_MODES)
   responseMode?: GenerationResponseMode;
+
+  @IsOptional()
+  @IsString()
   apiKeyName?: string | null;
+
+  @IsOptional()
+  @IsString()
   apiKeyShort?: string | null;
+
+  @IsOptional()
+  @IsUUID()
   userId?: string | null;
 }
 
@@ -30,35 +95,68 @@ export interface ReserveCreditResponse {
   reservedAmount: DecimalString;
 }
 
-export interface GetBalanceRequest {
-  organizationId: string;
+export class GetBalanceRequest {
+  @IsUUID()
+  organizationId!: string;
 }
 
 export interface BalanceResponse {
   amount: DecimalString;
 }
 
-export interface AddCreditsRequest {
-  organizationId: string;
-  amount: DecimalString;
-  reason: string | null;
-  idempotencyKey: string | null;
+/** Lengths of `reason` and `idempotencyKey` are billing's rules, checked (and worded) by its ledger. */
+export class AddCreditsRequest {
+  @IsUUID()
+  organizationId!: string;
+
+  @DecimalAmount(
+    'isPositiveCreditAmount',
+    isPositiveCreditAmount,
+    'amount must be a positive decimal string with at most 12 integer digits and 8 decimals, e.g. "100.00"',
+  )
+  amount!: DecimalString;
+
+  @IsOptional()
+  @IsString()
+  reason!: string | null;
+
+  @IsOptional()
+  @IsString()
+  idempotencyKey!: string | null;
 }
 
 export const SPENDING_LIMIT_PERIODS = ['day', 'week', 'month', 'total'] as const;
 /** day, week (from Monday) and month reset on UTC calendar boundaries; total never resets. */
 export type SpendingLimitPeriod = (typeof SPENDING_LIMIT_PERIODS)[number];
 
-export interface SpendingLimit {
-  period: SpendingLimitPeriod;
-  amount: DecimalString;
+export class SpendingLimit {
+  @IsIn(SPENDING_LIMIT_PERIODS, { message: `period must be one of ${SPENDING_LIMIT_PERIODS.join(', ')}` })
+  period!: SpendingLimitPeriod;
+
+  @DecimalAmount(
+    'isLimitAmount',
+    isLimitAmount,
+    'amount must be a non-negative decimal string with at most 12 integer digits and 8 decimals, e.g. "10.00"',
+  )
+  amount!: DecimalString;
 }
 
-/** Replaces every limit of the key; an empty list removes them. Sent by auth after it checked the key and the caller. */
-export interface SetKeyLimitsRequest {
-  organizationId: string;
-  apiKeyId: string;
-  limits: SpendingLimit[];
+/**
+ * Replaces every limit of the key; an empty list removes them. Sent by auth after it checked the key
+ * and the caller. A period named twice is refused by billing itself.
+ */
+export class SetKeyLimitsRequest {
+  @IsUUID(undefined, { message: 'organizationId must be a UUID' })
+  organizationId!: string;
+
+  @IsUUID(undefined, { message: 'apiKeyId must be a UUID' })
+  apiKeyId!: string;
+
+  @IsArray({ message: 'limits must be an array' })
+  @IsObject({ each: true, message: 'limits must hold objects' })
+  @ValidateNested({ each: true })
+  @Type(() => SpendingLimit)
+  limits!: SpendingLimit[];
 }
 
 export interface KeyLimits {
@@ -70,14 +168,26 @@ export interface KeyLimits {
 /** Error code of the history entry written when a reservation expires with no generation-finished event. */
 export const RESERVATION_EXPIRED_ERROR_CODE = 'RESERVATION_EXPIRED';
 
-export type GenerationRequestType = 'chat' | 'image' | 'video' | 'audio' | 'embedding';
-export type GenerationResponseMode = 'sync' | 'stream' | 'async';
-export type GenerationFinalStatus = 'completed' | 'failed' | 'cancelled';
+export class TokenUsage {
+  @IsInt()
+  @Min(0)
+  prompt_tokens!: number;
 
-export interface TokenUsage {
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
+  @IsInt()
+  @Min(0)
+  completion_tokens!: number;
+
+  @IsInt()
+  @Min(0)
+  total_tokens!: number;
+}
+
+export class GenerationError {
+  @IsString()
+  code!: string;
+
+  @IsString()
+  message!: string;
 }
 
 /**
@@ -85,31 +195,101 @@ export interface TokenUsage {
  * reservation of `generationId` with `cost` (zero for a failure) and records the history entry;
  * processing is idempotent by `generationId`.
  */
-export interface GenerationFinishedEvent {
-  generationId: string;
-  organizationId: string;
-  apiKeyId: string | null;
-  apiKeyName: string | null;
-  apiKeyShort: string | null;
-  userId: string | null;
-  model: string;
-  modelDisplayName: string;
-  requestType: GenerationRequestType;
-  apiType: string;
-  responseMode: GenerationResponseMode;
-  status: GenerationFinalStatus;
-  finishReason: string | null;
-  provider: string | null;
-  usage: TokenUsage | null;
-  cost: DecimalString;
-  generationTimeMs: number | null;
-  latencyMs: number | null;
-  queueTimeMs: number | null;
-  attemptsCount: number;
-  isCancelled: boolean;
-  error: { code: string; message: string } | null;
-  createdAt: string;
-  completedAt: string | null;
+export class GenerationFinishedEvent {
+  @IsString()
+  @IsNotEmpty()
+  generationId!: string;
+
+  @IsUUID()
+  organizationId!: string;
+
+  @nullable
+  @IsUUID()
+  apiKeyId!: string | null;
+
+  @nullable
+  @IsString()
+  apiKeyName!: string | null;
+
+  @nullable
+  @IsString()
+  apiKeyShort!: string | null;
+
+  @nullable
+  @IsUUID()
+  userId!: string | null;
+
+  @IsString()
+  @IsNotEmpty()
+  model!: string;
+
+  @IsString()
+  modelDisplayName!: string;
+
+  @IsIn(GENERATION_REQUEST_TYPES)
+  requestType!: GenerationRequestType;
+
+  @IsString()
+  @IsNotEmpty()
+  apiType!: string;
+
+  @IsIn(GENERATION_RESPONSE_MODES)
+  responseMode!: GenerationResponseMode;
+
+  @IsIn(GENERATION_FINAL_STATUSES)
+  status!: GenerationFinalStatus;
+
+  @nullable
+  @IsString()
+  finishReason!: string | null;
+
+  @nullable
+  @IsString()
+  provider!: string | null;
+
+  @nullable
+  @IsObject()
+  @ValidateNested()
+  @Type(() => TokenUsage)
+  usage!: TokenUsage | null;
+
+  @serviceDecimal('cost')
+  cost!: DecimalString;
+
+  @nullable
+  @IsInt()
+  @Min(0)
+  generationTimeMs!: number | null;
+
+  @nullable
+  @IsInt()
+  @Min(0)
+  latencyMs!: number | null;
+
+  @nullable
+  @IsInt()
+  @Min(0)
+  queueTimeMs!: number | null;
+
+  @IsInt()
+  @Min(0)
+  attemptsCount!: number;
+
+  @IsBoolean()
+  isCancelled!: boolean;
+
+  @nullable
+  @IsObject()
+  @ValidateNested()
+  @Type(() => GenerationError)
+  error!: GenerationError | null;
+
+  @IsString()
+  createdAt!: string;
+
+  @nullable
+  @IsString()
+  completedAt!: string | null;
 }
 
 /** History lists and filters know only these; a cancelled generation is listed by whether it cost anything. */
@@ -129,9 +309,13 @@ export interface HistoryQuery {
   sortOrder: 'asc' | 'desc';
 }
 
-export interface ListHistoryRequest {
-  principal: Principal;
-  query: HistoryQuery;
+/** The query is the public API's, validated by the history query DTO of the dto library (see HistoryHandler). */
+export class ListHistoryRequest {
+  @PrincipalField()
+  principal!: Principal;
+
+  @IsObject()
+  query!: HistoryQuery;
 }
 
 /** The "History item" of the interface. */
@@ -156,9 +340,12 @@ export interface HistoryPage {
   meta: { page: number; limit: number; total: number; totalPages: number };
 }
 
-export interface GetHistoryRequest {
-  principal: Principal;
-  id: string;
+export class GetHistoryRequest {
+  @PrincipalField()
+  principal!: Principal;
+
+  @IsString()
+  id!: string;
 }
 
 /** The "History detail" of the interface; `status` is the generation's own final status. */
@@ -185,14 +372,17 @@ export interface HistoryDetail {
 }
 
 export const BillingContracts = {
-  reserve: rpc<ReserveCreditRequest, ReserveCreditResponse>('billing.v1.reserve'),
-  getBalance: rpc<GetBalanceRequest, BalanceResponse>('billing.v1.get-balance'),
-  addCredits: rpc<AddCreditsRequest, BalanceResponse>('billing.v1.add-credits'),
-  listHistory: rpc<ListHistoryRequest, HistoryPage>('billing.v1.list-history'),
-  getHistory: rpc<GetHistoryRequest, HistoryDetail>('billing.v1.get-history'),
-  setKeyLimits: rpc<SetKeyLimitsRequest, KeyLimits>('billing.v1.set-key-limits'),
+  reserve: rpc<ReserveCreditRequest, ReserveCreditResponse>('billing.v1.reserve', ReserveCreditRequest),
+  getBalance: rpc<GetBalanceRequest, BalanceResponse>('billing.v1.get-balance', GetBalanceRequest),
+  addCredits: rpc<AddCreditsRequest, BalanceResponse>('billing.v1.add-credits', AddCreditsRequest),
+  listHistory: rpc<ListHistoryRequest, HistoryPage>('billing.v1.list-history', ListHistoryRequest),
+  getHistory: rpc<GetHistoryRequest, HistoryDetail>('billing.v1.get-history', GetHistoryRequest),
+  setKeyLimits: rpc<SetKeyLimitsRequest, KeyLimits>('billing.v1.set-key-limits', SetKeyLimitsRequest),
 } as const;
 
 export const BillingEvents = {
-  generationFinished: durableEvent<GenerationFinishedEvent>('events.generation.finished'),
+  generationFinished: durableEvent<GenerationFinishedEvent>(
+    'events.generation.finished',
+    GenerationFinishedEvent,
+  ),
 } as const;

@@ -1,5 +1,6 @@
+import { IsObject } from 'class-validator';
 import { rpc } from '../contract';
-import type { Principal } from '../principal';
+import { PaidRequestEnvelope } from './paid-request';
 
 export type EmbeddingEncodingFormat = 'float' | 'base64';
 
@@ -12,11 +13,10 @@ export interface EmbeddingBody {
   user?: string;
 }
 
-export interface EmbeddingRequest {
-  principal: Principal;
-  body: EmbeddingBody;
-  /** `gen-<uuid>`; the service makes one up when absent. */
-  generationId?: string;
+/** The body is the public API's: the inference service validates it with EmbeddingRequestDto. */
+export class EmbeddingRequest extends PaidRequestEnvelope {
+  @IsObject()
+  body!: EmbeddingBody;
 }
 
 export interface EmbeddingUsage {
@@ -37,5 +37,5 @@ export interface EmbeddingList {
 }
 
 export const EmbeddingsContracts = {
-  create: rpc<EmbeddingRequest, EmbeddingList>('inference.v1.create-embeddings'),
+  create: rpc<EmbeddingRequest, EmbeddingList>('inference.v1.create-embeddings', EmbeddingRequest),
 } as const;

@@ -1,6 +1,7 @@
+import { IsObject } from 'class-validator';
 import { rpc, stream } from '../contract';
 import { ERROR_CODE_TABLE, ErrorCode } from '../errors';
-import type { Principal } from '../principal';
+import { PaidRequestEnvelope } from './paid-request';
 
 /**
  * The OpenAI Responses and Anthropic Messages APIs ride on the chat pipeline: the inference service
@@ -12,11 +13,10 @@ export interface FormatRequestBody {
   stream?: boolean;
 }
 
-export interface FormatRequest {
-  principal: Principal;
-  body: FormatRequestBody;
-  /** Chosen by the gateway, as for chat completions, so that a client that leaves can be cancelled by id. */
-  generationId?: string;
+/** The body is the public API's: the inference service validates it with the Responses or Messages DTO. */
+export class FormatRequest extends PaidRequestEnvelope {
+  @IsObject()
+  body!: FormatRequestBody;
 }
 
 export interface ResponsesUsage {
@@ -119,12 +119,15 @@ export interface NamedServerSentEvent {
 }
 
 export const FormatsContracts = {
-  responses: rpc<FormatRequest, ResponsesResponse>('inference.v1.responses'),
+  responses: rpc<FormatRequest, ResponsesResponse>('inference.v1.responses', FormatRequest),
   /** The native Responses events in order; an error after the first event arrives as an `error` event, then the stream ends. */
-  responsesStream: stream<FormatRequest, NamedServerSentEvent>('inference.v1.responses-stream'),
-  messages: rpc<FormatRequest, MessagesResponse>('inference.v1.messages'),
+  responsesStream: stream<FormatRequest, NamedServerSentEvent>(
+    'inference.v1.responses-stream',
+    FormatRequest,
+  ),
+  messages: rpc<FormatRequest, MessagesResponse>('inference.v1.messages', FormatRequest),
   /** The native Messages events in order; an error after `message_start` arrives as an `error` event, then the stream ends. */
-  messagesStream: stream<FormatRequest, NamedServerSentEvent>('inference.v1.messages-stream'),
+  messagesStream: stream<FormatRequest, NamedServerSentEvent>('inference.v1.messages-stream', FormatRequest),
 } as const;
 
 /** Anthropic names error types rather than codes; a refused payment is its `billing_error`. */

@@ -1,6 +1,7 @@
+import { IsNotEmpty, IsObject, IsOptional, IsString } from 'class-validator';
 import { broadcast, rpc, stream } from '../contract';
 import type { Pricing } from '@gw/pricing';
-import type { Principal } from '../principal';
+import { PaidRequestEnvelope } from './paid-request';
 
 /** Which public API the request came through; recorded in history as `apiType`. */
 export type InferenceApiType = 'chat_completions' | 'responses' | 'messages' | (string & {});
@@ -14,20 +15,20 @@ export interface ChatCompletionBody {
   stream?: boolean;
 }
 
-export interface ChatCompletionRequest {
-  principal: Principal;
-  body: ChatCompletionBody;
-  apiType: InferenceApiType;
-  /**
-   * Chosen by the gateway (`gen-<uuid>`) so that it can cancel the generation even before the first
-   * chunk names it; the service makes one up when absent.
-   */
-  generationId?: string;
+/** The body is the public API's: the inference service validates it with ChatCompletionRequestDto. */
+export class ChatCompletionRequest extends PaidRequestEnvelope {
+  @IsObject()
+  body!: ChatCompletionBody;
+
+  @IsString()
+  @IsNotEmpty()
+  apiType!: InferenceApiType;
 }
 
 /** The gateway's client went away: the replica running this generation aborts its upstream call. */
-export interface CancelGenerationEvent {
-  generationId: string;
+export class CancelGenerationEvent {
+  @IsString()
+  generationId!: string;
 }
 
 export type ChatFinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | (string & {});
@@ -138,18 +139,27 @@ export interface ModelList {
 }
 
 /** Filters of the model list; absent ones do not filter. */
-export interface ListModelsRequest {
+export class ListModelsRequest {
+  @IsOptional()
+  @IsString()
   type?: string;
+
+  @IsOptional()
+  @IsString()
   endpoint?: string;
 }
 
 export const InferenceContracts = {
-  chatCompletion: rpc<ChatCompletionRequest, ChatCompletion>('inference.v1.chat-completion'),
+  chatCompletion: rpc<ChatCompletionRequest, ChatCompletion>(
+    'inference.v1.chat-completion',
+    ChatCompletionRequest,
+  ),
   /** Chunks in order; an error after the first chunk ends the stream. */
   chatCompletionStream: stream<ChatCompletionRequest, ChatCompletionChunk>(
     'inference.v1.chat-completion-stream',
+    ChatCompletionRequest,
   ),
-  listModels: rpc<ListModelsRequest, ModelList>('inference.v1.list-models'),
+  listModels: rpc<ListModelsRequest, ModelList>('inference.v1.list-models', ListModelsRequest),
   /** Broadcast without a queue group: only the replica that runs the generation has anything to abort. */
-  cancelGeneration: broadcast<CancelGenerationEvent>('inference.v1.cancel-generation'),
+  cancelGeneration: broadcast<CancelGenerationEvent>('inference.v1.cancel-generation', CancelGenerationEvent),
 } as const;

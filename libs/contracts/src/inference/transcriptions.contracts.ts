@@ -1,5 +1,6 @@
+import { IsObject } from 'class-validator';
 import { rpc } from '../contract';
-import type { Principal } from '../principal';
+import { PaidRequestEnvelope } from './paid-request';
 
 export const TRANSCRIPTION_RESPONSE_FORMATS = [
   'json',
@@ -38,11 +39,13 @@ export interface TranscriptionAudio {
   format: AudioFormat;
 }
 
-export interface TranscriptionRequest {
-  principal: Principal;
-  audio: TranscriptionAudio;
-  params: TranscriptionParams;
-  generationId?: string;
+/** Audio and params are the public API's: the inference service validates them with the transcription DTOs. */
+export class TranscriptionRequest extends PaidRequestEnvelope {
+  @IsObject()
+  audio!: TranscriptionAudio;
+
+  @IsObject()
+  params!: TranscriptionParams;
 }
 
 export interface TranscriptionSegment {
@@ -91,5 +94,5 @@ export type TranscriptionReply =
   | { id: string; contentType: 'text/plain' | 'application/x-subrip' | 'text/vtt'; body: string };
 
 export const TranscriptionContracts = {
-  transcribe: rpc<TranscriptionRequest, TranscriptionReply>('inference.v1.transcribe'),
+  transcribe: rpc<TranscriptionRequest, TranscriptionReply>('inference.v1.transcribe', TranscriptionRequest),
 } as const;

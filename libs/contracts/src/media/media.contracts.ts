@@ -1,11 +1,15 @@
+import { IsString } from 'class-validator';
 import { rpc } from '../contract';
-import type { Principal } from '../principal';
+import { type Principal, PrincipalField } from '../principal';
 
 export type MediaGenerationStatus = 'pending' | 'processing' | 'completed' | 'failed' | 'cancelled';
 
-export interface GetMediaGenerationRequest {
-  principal: Principal;
-  id: string;
+export class GetMediaGenerationRequest {
+  @PrincipalField()
+  principal!: Principal;
+
+  @IsString()
+  id!: string;
 }
 
 /** The Generation record of the interface. */
@@ -25,5 +29,8 @@ export interface MediaGeneration {
 }
 
 export const MediaContracts = {
-  getGeneration: rpc<GetMediaGenerationRequest, MediaGeneration>('media.v1.get-generation'),
+  getGeneration: rpc<GetMediaGenerationRequest, MediaGeneration>(
+    'media.v1.get-generation',
+    GetMediaGenerationRequest,
+  ),
 } as const;

@@ -1,5 +1,6 @@
+import { IsObject, IsString } from 'class-validator';
 import { rpc } from '../contract';
-import type { Principal } from '../principal';
+import { type Principal, PrincipalField } from '../principal';
 
 export type StoredFileType = 'IMAGE' | 'VIDEO' | 'AUDIO';
 export type StoredFileSource = 'USER_UPLOAD' | 'AI_GENERATION';
@@ -31,9 +32,13 @@ export interface ListStoredFilesQuery {
   sortOrder: 'asc' | 'desc';
 }
 
-export interface ListStoredFilesRequest {
-  principal: Principal;
-  query: ListStoredFilesQuery;
+/** The query is the public API's, validated by the stored-file query DTO of the dto library (see StoredFileHandler). */
+export class ListStoredFilesRequest {
+  @PrincipalField()
+  principal!: Principal;
+
+  @IsObject()
+  query!: ListStoredFilesQuery;
 }
 
 export interface StoredFilePage {
@@ -41,9 +46,12 @@ export interface StoredFilePage {
   meta: { page: number; limit: number; total: number; totalPages: number };
 }
 
-export interface DeleteStoredFileRequest {
-  principal: Principal;
-  id: string;
+export class DeleteStoredFileRequest {
+  @PrincipalField()
+  principal!: Principal;
+
+  @IsString()
+  id!: string;
 }
 
 export interface StorageStats {
@@ -55,12 +63,16 @@ export interface StorageStats {
   usagePercent: number;
 }
 
-export interface GetStorageStatsRequest {
-  principal: Principal;
+export class GetStorageStatsRequest {
+  @PrincipalField()
+  principal!: Principal;
 }
 
 export const StorageContracts = {
-  stats: rpc<GetStorageStatsRequest, StorageStats>('storage.v1.stats'),
-  listFiles: rpc<ListStoredFilesRequest, StoredFilePage>('storage.v1.list-files'),
-  deleteFile: rpc<DeleteStoredFileRequest, { success: true }>('storage.v1.delete-file'),
+  stats: rpc<GetStorageStatsRequest, StorageStats>('storage.v1.stats', GetStorageStatsRequest),
+  listFiles: rpc<ListStoredFilesRequest, StoredFilePage>('storage.v1.list-files', ListStoredFilesRequest),
+  deleteFile: rpc<DeleteStoredFileRequest, { success: true }>(
+    'storage.v1.delete-file',
+    DeleteStoredFileRequest,
+  ),
 } as const;

@@ -1,14 +1,1 @@
-/**
- * A credit amount as the operator API accepts it: a plain decimal string, at most 12 integer digits
- * and 8 decimals (what numeric(20,8) holds), strictly positive. Exponents, signs and spaces are refused.
- */
-export const CREDIT_AMOUNT_PATTERN = /^\d{1,12}(\.\d{1,8})?$/;
-
-export function isPositiveCreditAmount(value: unknown): value is string {
-  return typeof value === 'string' && CREDIT_AMOUNT_PATTERN.test(value) && /[1-9]/.test(value);
-}
-
-/** A spending limit: like a credit amount, but zero is allowed (it stops the key from spending). */
-export function isLimitAmount(value: unknown): value is string {
-  return typeof value === 'string' && CREDIT_AMOUNT_PATTERN.test(value);
-}
+export { CREDIT_AMOUNT_PATTERN, isLimitAmount, isPositiveCreditAmount } from '@gw/contracts';

@@ -1,22 +1,9 @@
-import { IsNotEmpty, IsObject, IsOptional, IsString, Matches } from 'class-validator';
-import type { ChatCompletionRequest, Principal } from '@gw/contracts';
+import { ChatCompletionRequest } from '@gw/contracts';
 import { NestedObject } from '../common/nested-object';
-import { GENERATION_ID } from '../responses/generation-id';
 import { ChatCompletionRequestDto } from './chat-completion-request.dto';
 
-/** The NATS message of a chat completion, validated again on the service side. The principal comes from the gateway. */
-export class ChatCompletionRpcMessageDto implements ChatCompletionRequest {
-  @IsObject()
-  principal!: Principal;
-
+/** The contract's chat message with its body checked by the public API's rules, as the service validates it. */
+export class ChatCompletionRpcMessageDto extends ChatCompletionRequest {
   @NestedObject(() => ChatCompletionRequestDto)
-  body!: ChatCompletionRequestDto;
-
-  @IsString()
-  @IsNotEmpty()
-  apiType!: string;
-
-  @IsOptional()
-  @Matches(GENERATION_ID, { message: 'generationId must be gen-<uuid>' })
-  generationId?: string;
+  override body!: ChatCompletionRequestDto;
 }

@@ -3,18 +3,16 @@ import {
   IsIn,
   IsInt,
   IsNotEmpty,
-  IsObject,
   IsOptional,
   IsString,
-  Matches,
   MaxLength,
   Min,
   registerDecorator,
   ValidationOptions,
 } from 'class-validator';
-import type { EmbeddingBody, EmbeddingEncodingFormat, EmbeddingRequest, Principal } from '@gw/contracts';
+import { EmbeddingRequest } from '@gw/contracts';
+import type { EmbeddingBody, EmbeddingEncodingFormat } from '@gw/contracts';
 import { NestedObject } from '../common/nested-object';
-import { GENERATION_ID } from '../responses/generation-id';
 
 export const EMBEDDING_ENCODING_FORMATS = ['float', 'base64'] as const;
 /** As OpenAI: at most 2048 texts per request. */
@@ -86,15 +84,8 @@ export class EmbeddingRequestDto implements EmbeddingBody {
   user?: string;
 }
 
-/** The NATS message of an embedding request, validated again on the service side. The principal comes from the gateway. */
-export class EmbeddingRpcMessageDto implements EmbeddingRequest {
-  @IsObject()
-  principal!: Principal;
-
+/** The contract's message with its body checked by the public API's rules, as the service validates it. */
+export class EmbeddingRpcMessageDto extends EmbeddingRequest {
   @NestedObject(() => EmbeddingRequestDto)
-  body!: EmbeddingRequestDto;
-
-  @IsOptional()
-  @Matches(GENERATION_ID, { message: 'generationId must be gen-<uuid>' })
-  generationId?: string;
+  override body!: EmbeddingRequestDto;
 }

@@ -18,8 +18,7 @@ import {
   Min,
   ValidateIf,
 } from 'class-validator';
-import type { FormatRequest, Principal } from '@gw/contracts';
-import { GENERATION_ID } from '../responses/generation-id';
+import { FormatRequest } from '@gw/contracts';
 import { IsDeclaredTool, TOOL_NAME } from '../responses/responses-validators';
 import { ProviderPreferencesDto } from '../chat/provider-preferences.dto';
 import { NestedObject, NestedObjectArray } from '../common/nested-object';
@@ -226,15 +225,8 @@ export class MessagesRequestDto {
   provider?: ProviderPreferencesDto;
 }
 
-/** The NATS message of a Messages request, validated again on the service side. */
-export class MessagesRpcMessageDto implements FormatRequest {
-  @IsObject()
-  principal!: Principal;
-
+/** The contract's message with its body checked by the public API's rules, as the service validates it. */
+export class MessagesRpcMessageDto extends FormatRequest {
   @NestedObject(() => MessagesRequestDto)
-  body!: MessagesRequestDto;
-
-  @IsOptional()
-  @Matches(GENERATION_ID, { message: 'generationId must be gen-<uuid>' })
-  generationId?: string;
+  override body!: MessagesRequestDto;
 }

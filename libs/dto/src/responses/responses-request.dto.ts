@@ -16,8 +16,7 @@ import {
   Min,
   ValidateIf,
 } from 'class-validator';
-import type { FormatRequest, Principal } from '@gw/contracts';
-import { GENERATION_ID } from './generation-id';
+import { FormatRequest } from '@gw/contracts';
 import { REASONING_EFFORTS, ReasoningEffort } from '../chat/chat-completion-request.dto';
 import { ProviderPreferencesDto } from '../chat/provider-preferences.dto';
 import { IsMetadata, METADATA_SCHEMA } from '../common/metadata';
@@ -240,15 +239,8 @@ export class ResponsesRequestDto {
   provider?: ProviderPreferencesDto;
 }
 
-/** The NATS message of a Responses request, validated again on the service side. */
-export class ResponsesRpcMessageDto implements FormatRequest {
-  @IsObject()
-  principal!: Principal;
-
+/** The contract's message with its body checked by the public API's rules, as the service validates it. */
+export class ResponsesRpcMessageDto extends FormatRequest {
   @NestedObject(() => ResponsesRequestDto)
-  body!: ResponsesRequestDto;
-
-  @IsOptional()
-  @Matches(GENERATION_ID, { message: 'generationId must be gen-<uuid>' })
-  generationId?: string;
+  override body!: ResponsesRequestDto;
 }

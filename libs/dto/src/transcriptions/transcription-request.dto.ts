@@ -7,7 +7,6 @@ import {
   IsIn,
   IsNotEmpty,
   IsNumber,
-  IsObject,
   IsOptional,
   IsString,
   Matches,
@@ -19,7 +18,6 @@ import {
 import {
   AUDIO_FORMATS,
   AudioFormat,
-  Principal,
   TRANSCRIPTION_RESPONSE_FORMATS,
   TranscriptionAudio,
   TranscriptionParams,
@@ -157,18 +155,14 @@ export class TranscriptionAudioDto implements TranscriptionAudio {
   format!: AudioFormat;
 }
 
-/** The NATS message of a transcription, validated again on the service side. The principal comes from the gateway. */
-export class TranscriptionRpcMessageDto implements TranscriptionRequest {
-  @IsObject()
-  principal!: Principal;
-
+/**
+ * The contract's transcription message with its audio and params checked by the public API's rules,
+ * as the service validates it.
+ */
+export class TranscriptionRpcMessageDto extends TranscriptionRequest {
   @NestedObject(() => TranscriptionAudioDto)
-  audio!: TranscriptionAudioDto;
+  override audio!: TranscriptionAudioDto;
 
   @NestedObject(() => TranscriptionParamsDto)
-  params!: TranscriptionParamsDto;
-
-  @IsOptional()
-  @IsString()
-  generationId?: string;
+  override params!: TranscriptionParamsDto;
 }

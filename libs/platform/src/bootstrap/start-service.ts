@@ -4,7 +4,6 @@ import { MicroserviceOptions, Transport } from '@nestjs/microservices';
 import { RpcErrorFilter } from '../errors/rpc-error.filter';
 import { InProcessServer } from '../transport/in-process-server';
 import { TransportOptions } from '../transport/transport-options';
-import { createValidationPipe } from '../validation/validation';
 
 /** Microservice options for a service: a NATS queue group named after it, or the in-process bus. */
 export function serviceTransport(transport: TransportOptions, queue: string | null): MicroserviceOptions {
@@ -16,8 +15,10 @@ export function serviceTransport(transport: TransportOptions, queue: string | nu
 }
 
 /**
- * Starts a NATS-only service with the shared error filter and validation pipe. Signal handling is
- * left to the process: a service's own main enables it, the embedded host closes its apps in order.
+ * Starts a NATS-only service with the shared error filter. Messages are validated by each handler's
+ * contract (HandlesRpc / HandlesEvent), not by a global pipe: a global pipe validates by the emitted
+ * parameter type and silently skips interfaces. Signal handling is left to the process: a service's
+ * own main enables it, the embedded host closes its apps in order.
  */
 export async function startService(
   module: DynamicModule,
@@ -30,7 +31,6 @@ export async function startService(
     logger,
   });
   app.useGlobalFilters(new RpcErrorFilter());
-  app.useGlobalPipes(createValidationPipe());
   await app.listen();
   return app;
 }

@@ -4,7 +4,11 @@ import { InProcessBus } from '../transport/in-process-bus';
 import { InProcessDurableEvents, JetStreamDurableEvents } from './durable-events';
 
 const suffix = uniqueSuffix();
-const Fact = durableEvent<{ id: string; n: number }>(`events.test.${suffix}`);
+class FactEvent {
+  id!: string;
+  n!: number;
+}
+const Fact = durableEvent<FactEvent>(`events.test.${suffix}`, FactEvent);
 
 describe('JetStream durable events', () => {
   const durable = `test-${suffix}`;

@@ -25,12 +25,12 @@ export interface DurableSubscription {
  * handlers must be idempotent.
  */
 export abstract class DurableEvents {
-  abstract publish<Event>(
+  abstract publish<Event extends object>(
     contract: DurableEventContract<Event>,
     event: Event,
     messageId: string,
   ): Promise<void>;
-  abstract subscribe<Event>(
+  abstract subscribe<Event extends object>(
     contract: DurableEventContract<Event>,
     durableName: string,
     handler: DurableEventHandler<Event>,
@@ -63,7 +63,7 @@ export class JetStreamDurableEvents extends DurableEvents implements OnApplicati
     this.ackWaitNs = (options.ackWaitMs ?? 30_000) * 1_000_000;
   }
 
-  async publish<Event>(
+  async publish<Event extends object>(
     contract: DurableEventContract<Event>,
     event: Event,
     messageId: string,
@@ -72,7 +72,7 @@ export class JetStreamDurableEvents extends DurableEvents implements OnApplicati
     await js.publish(contract.subject, JSON.stringify(event), { msgID: messageId });
   }
 
-  async subscribe<Event>(
+  async subscribe<Event extends object>(
     contract: DurableEventContract<Event>,
     durableName: string,
     handler: DurableEventHandler<Event>,
@@ -157,12 +157,12 @@ export class InProcessDurableEvents extends DurableEvents {
     super();
   }
 
-  async publish<Event>(contract: DurableEventContract<Event>, event: Event): Promise<void> {
+  async publish<Event extends object>(contract: DurableEventContract<Event>, event: Event): Promise<void> {
     const delivered = await this.bus.publish(`durable:${contract.subject}`, event);
     if (delivered === 0) throw new Error(`No consumer is subscribed to ${contract.subject}`);
   }
 
-  async subscribe<Event>(
+  async subscribe<Event extends object>(
     contract: DurableEventContract<Event>,
     _durableName: string,
     handler: DurableEventHandler<Event>,

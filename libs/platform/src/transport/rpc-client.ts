@@ -32,7 +32,7 @@ export class RpcClient implements OnApplicationShutdown {
     @Inject(TRANSPORT_OPTIONS) private readonly options: TransportOptions,
   ) {}
 
-  request<Request, Response>(
+  request<Request extends object, Response>(
     contract: RpcContract<Request, Response>,
     payload: Request,
     options: RpcCallOptions = {},
@@ -46,7 +46,7 @@ export class RpcClient implements OnApplicationShutdown {
     );
   }
 
-  stream<Request, Chunk>(
+  stream<Request extends object, Chunk>(
     contract: StreamContract<Request, Chunk>,
     payload: Request,
     options: StreamCallOptions = {},
@@ -62,7 +62,7 @@ export class RpcClient implements OnApplicationShutdown {
     await this.proxy.close();
   }
 
-  async broadcast<Event>(contract: BroadcastContract<Event>, event: Event): Promise<void> {
+  async broadcast<Event extends object>(contract: BroadcastContract<Event>, event: Event): Promise<void> {
     await firstValueFrom(this.proxy.emit(contract.subject, event), { defaultValue: undefined });
   }
 }

@@ -1,14 +1,13 @@
 import { Controller, INestMicroservice, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { MessagePattern, Payload } from '@nestjs/microservices';
 import { DomainError, rpc, stream } from '@gw/contracts';
 import { startTestNats, TestNats, uniqueSuffix } from '@gw/testing';
-import { IsInt, Min } from 'class-validator';
+import { IsInt, IsString, Min } from 'class-validator';
 import { interval, map, take, toArray, lastValueFrom, Observable, finalize } from 'rxjs';
 import { NestFactory } from '@nestjs/core';
 import { serviceTransport } from '../bootstrap/start-service';
 import { RpcErrorFilter } from '../errors/rpc-error.filter';
-import { createValidationPipe } from '../validation/validation';
+import { HandlesRpc } from './handles';
 import { InProcessBus } from './in-process-bus';
 import { RpcClient } from './rpc-client';
 import { TransportOptions } from './transport-options';
@@ -20,12 +19,10 @@ beforeAll(async () => {
   nats = await startTestNats();
 });
 afterAll(() => nats.stop());
-const Echo = rpc<{ text: string }, { text: string; at: string }>(`test.${suffix}.echo`);
-const Fail = rpc<{ text: string }, never>(`test.${suffix}.fail`);
-const Crash = rpc<object, never>(`test.${suffix}.crash`);
-const Count = stream<{ n: number }, number>(`test.${suffix}.count`);
-const Missing = rpc<object, object>(`test.${suffix}.missing`);
-const Slow = rpc<object, object>(`test.${suffix}.slow`);
+class TextRequest {
+  @IsString()
+  text!: string;
+}
 
 class CountRequest {
   @IsInt()
@@ -33,27 +30,36 @@ class CountRequest {
   n!: number;
 }
 
+class EmptyRequest {}
+
+const Echo = rpc<TextRequest, { text: string; at: string }>(`test.${suffix}.echo`, TextRequest);
+const Fail = rpc<TextRequest, never>(`test.${suffix}.fail`, TextRequest);
+const Crash = rpc<EmptyRequest, never>(`test.${suffix}.crash`, EmptyRequest);
+const Count = stream<CountRequest, number>(`test.${suffix}.count`, CountRequest);
+const Missing = rpc<EmptyRequest, object>(`test.${suffix}.missing`, EmptyRequest);
+const Slow = rpc<EmptyRequest, object>(`test.${suffix}.slow`, EmptyRequest);
+
 let streamsFinalized = 0;
 
 @Controller()
 class TestHandler {
-  @MessagePattern(Echo.subject)
-  echo(@Payload() body: { text: string }) {
+  @HandlesRpc(Echo)
+  echo(body: TextRequest) {
     return { text: body.text, at: new Date(0) };
   }
 
-  @MessagePattern(Fail.subject)
-  fail(): never {
+  @HandlesRpc(Fail)
+  fail(_request: TextRequest): never {
     throw new DomainError('insufficient_balance', 'Not enough money', 'amount');
   }
 
-  @MessagePattern(Crash.subject)
-  crash(): never {
+  @HandlesRpc(Crash)
+  crash(_request: EmptyRequest): never {
     throw new Error('secret internals');
   }
 
-  @MessagePattern(Count.subject)
-  count(@Payload() body: CountRequest): Observable<number> {
+  @HandlesRpc(Count)
+  count(body: CountRequest): Observable<number> {
     return interval(2).pipe(
       take(body.n),
       map((i) => i + 1),
@@ -61,8 +67,8 @@ class TestHandler {
     );
   }
 
-  @MessagePattern(Slow.subject)
-  async slow(): Promise<object> {
+  @HandlesRpc(Slow)
+  async slow(_request: EmptyRequest): Promise<object> {
     await new Promise((resolve) => setTimeout(resolve, 500));
     return {};
   }
@@ -86,7 +92,6 @@ describe.each<[string, () => TransportOptions]>([
       logger: false,
     });
     service.useGlobalFilters(new RpcErrorFilter());
-    service.useGlobalPipes(createValidationPipe());
     await service.listen();
     const moduleRef = await Test.createTestingModule({
       imports: [TransportModule.forRoot(options)],
@@ -134,6 +139,20 @@ describe.each<[string, () => TransportOptions]>([
     await expect(lastValueFrom(client.stream(Count, { n: 0 }))).rejects.toMatchObject({
       code: 'invalid_request',
       param: 'n',
+    });
+  });
+
+  it.each<[string, unknown, string | null]>([
+    ['a missing field', {}, 'text'],
+    ['a field of the wrong type', { text: 5 }, 'text'],
+    ['an unknown field', { text: 'hi', extra: true }, 'extra'],
+    ['a payload that is not an object', 'hi', null],
+    ['an array payload', [{ text: 'hi' }], null],
+  ])('refuses %s with invalid_request before the handler runs', async (_label, payload, param) => {
+    await expect(client.request(Echo, payload as TextRequest)).rejects.toMatchObject({
+      code: 'invalid_request',
+      status: 400,
+      param,
     });
   });
 

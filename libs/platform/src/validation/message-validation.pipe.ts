@@ -1,0 +1,25 @@
+import { PipeTransform, ValidationPipe } from '@nestjs/common';
+import { DomainError, MessageClass } from '@gw/contracts';
+import { createValidationPipe } from './validation';
+
+/**
+ * Validates a NATS (or in-process) message against one class, whatever type the handler's
+ * parameter was declared with: Nest's own pipe skips a parameter whose emitted type is `Object`,
+ * which is what an interface or a type alias compiles to.
+ */
+export class MessageValidationPipe implements PipeTransform<unknown, Promise<object>> {
+  private readonly pipe: ValidationPipe = createValidationPipe();
+
+  constructor(private readonly messageClass: MessageClass) {}
+
+  async transform(value: unknown): Promise<object> {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      throw new DomainError('invalid_request', 'The message must be a JSON object');
+    }
+    return (await this.pipe.transform(value, {
+      type: 'body',
+      metatype: this.messageClass,
+      data: undefined,
+    })) as object;
+  }
+}
