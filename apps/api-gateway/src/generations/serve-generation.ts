@@ -9,7 +9,7 @@ import { relayServerSentEvents } from './server-sent-events';
 export const GENERATION_RPC_TIMEOUT_MS = 600_000;
 
 /** The two calls of one generation API, and how its stream is written. */
-export interface GenerationRoute<Message, Answer, Event> {
+export interface GenerationRoute<Message extends object, Answer, Event> {
   answer: RpcContract<Message, Answer>;
   events: StreamContract<Message, Event>;
   framing: EventFraming<Event>;
@@ -19,7 +19,7 @@ export interface GenerationRoute<Message, Answer, Event> {
  * Runs a generation for an HTTP client: streamed as Server-Sent Events, or answered as JSON once
  * it is done. Either way a client that leaves before the end cancels it.
  */
-export async function serveGeneration<Message, Answer, Event>(
+export async function serveGeneration<Message extends object, Answer, Event>(
   rpc: RpcClient,
   response: Response,
   route: GenerationRoute<Message, Answer, Event>,
