@@ -1,5 +1,6 @@
 import { ServiceEnv } from '@gw/platform';
 import { IsInt, IsString, Max, Min, MinLength } from 'class-validator';
+import { PASSWORD_HASH_COST } from './users/password';
 
 export class AuthEnv extends ServiceEnv {
   /** Signs the console JWTs (HS256); the gateway verifies them with the same secret. */
@@ -11,4 +12,13 @@ export class AuthEnv extends ServiceEnv {
   @Min(60)
   @Max(30 * 24 * 3600)
   JWT_TTL_SECONDS: number = 3600;
+
+  /**
+   * log2 of scrypt's N for new password hashes (OWASP: 17). Only tests set it lower, to keep the
+   * many sign-ups they make quick; a hash below the setting is upgraded at the next login.
+   */
+  @IsInt()
+  @Min(10)
+  @Max(20)
+  PASSWORD_HASH_COST: number = PASSWORD_HASH_COST;
 }

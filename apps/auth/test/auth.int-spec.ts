@@ -20,11 +20,13 @@ import {
 } from '@gw/contracts';
 import { RpcClient, serviceTransport, startService, TransportModule, TransportOptions } from '@gw/platform';
 import { createTestDatabase, expectEventually, startTestNats, TestDatabase, TestNats } from '@gw/testing';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID, scryptSync } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { AUTH_QUEUE, AuthEnv, AuthModule } from '../src/auth.module';
 
 const JWT_SECRET = 'auth-int-spec-secret-0123456789';
+/** Below production's 17, so the many sign-ups of this file stay quick. */
+const TEST_HASH_COST = 14;
 const silent = { log: () => undefined, error: () => undefined, warn: () => undefined };
 
 const revocations: ApiKeyRevokedEvent[] = [];
@@ -83,7 +85,12 @@ describe('auth service over NATS and Postgres', () => {
 
   beforeAll(async () => {
     [db, nats] = await Promise.all([createTestDatabase('auth'), startTestNats()]);
-    const env = Object.assign(new AuthEnv(), { DATABASE_URL: db.url, JWT_SECRET, JWT_TTL_SECONDS: 900 });
+    const env = Object.assign(new AuthEnv(), {
+      DATABASE_URL: db.url,
+      JWT_SECRET,
+      JWT_TTL_SECONDS: 900,
+      PASSWORD_HASH_COST: TEST_HASH_COST,
+    });
     const transport: TransportOptions = { kind: 'nats', servers: nats.url, rpcTimeoutMs: 5_000 };
     service = await startService(AuthModule.register({ env, transport }), transport, AUTH_QUEUE, silent);
     listener = await NestFactory.createMicroservice<MicroserviceOptions>(ListenerModule, {
@@ -540,5 +547,29 @@ describe('auth service over NATS and Postgres', () => {
     ).rejects.toMatchObject({
       code: 'forbidden',
     });
+  });
+
+  it('replaces a password hash weaker than the current cost at the next successful login', async () => {
+    const { member } = await organizationWithMembers();
+    // A hash as an older release wrote it: scrypt at N=2^10.
+    const salt = randomBytes(16);
+    const weak = scryptSync('member password', salt, 64, { N: 1024, r: 8, p: 1 });
+    const old = ['scrypt', 1024, 8, 1, salt.toString('base64'), weak.toString('base64')].join('$');
+    await sql.query(`UPDATE auth.users SET password_hash = $1 WHERE id = $2`, [old, member.id]);
+
+    await expect(
+      client.request(AuthContracts.login, { email: member.email, password: 'wrong password' }),
+    ).rejects.toMatchObject({ code: 'unauthorized' });
+    const [unchanged] = await sql.query(`SELECT password_hash FROM auth.users WHERE id = $1`, [member.id]);
+    expect(unchanged.password_hash).toBe(old);
+
+    await client.request(AuthContracts.login, { email: member.email, password: 'member password' });
+    const [row] = await sql.query(`SELECT password_hash FROM auth.users WHERE id = $1`, [member.id]);
+    expect(row.password_hash).toMatch(new RegExp(`^scrypt\\$${2 ** TEST_HASH_COST}\\$8\\$1\\$`));
+    const again = await client.request(AuthContracts.login, {
+      email: member.email,
+      password: 'member password',
+    });
+    expect(again.token_type).toBe('Bearer');
   });
 });
