@@ -66,6 +66,8 @@ export async function createApiGatewayApp(
     logger,
     bodyParser: false,
   });
+  // Which framework answers is of use to no client, only to an attacker.
+  app.disable('x-powered-by');
   // Browser apps call the API with a bearer key, as they may call OpenAI's or OpenRouter's; no cookie
   // authorizes anything here, so any origin may, and preflights are answered for ten minutes.
   app.enableCors({ origin: '*', exposedHeaders: ['Retry-After'], maxAge: 600 });
