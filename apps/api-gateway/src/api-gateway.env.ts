@@ -47,6 +47,12 @@ export class ApiGatewayEnv {
   @Max(120_000)
   TRANSCRIPTION_URL_TIMEOUT_MS: number = 15_000;
 
+  /** The most a route reads of a JSON body unless it takes files or audio (those set their own limit). */
+  @IsInt()
+  @Min(1024)
+  @Max(64 * 1024 * 1024)
+  JSON_BODY_LIMIT_BYTES: number = 4 * 1024 * 1024;
+
   @IsIn(['json', 'pretty'])
   LOG_FORMAT: LogFormat = 'pretty';
 

@@ -1,5 +1,5 @@
 import { DynamicModule, INestApplication, LoggerService, Module } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { APP_INTERCEPTOR, NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import {
@@ -15,6 +15,7 @@ import { GatewayBillingModule } from './billing/gateway-billing.module';
 import { GatewayEmbeddingsModule } from './embeddings/gateway-embeddings.module';
 import { GatewayFormatsModule } from './formats/gateway-formats.module';
 import { HealthController } from './health/health.controller';
+import { RequestBodyInterceptor } from './http/request-body.interceptor';
 import { answerUnknownRoutesWithEnvelope, configureRequestParsing } from './http/request-parsing';
 import { GatewayInferenceModule } from './inference/gateway-inference.module';
 import { GatewayMediaModule } from './media/gateway-media.module';
@@ -47,7 +48,10 @@ export class ApiGatewayModule {
         GatewayTranscriptionsModule,
       ],
       controllers: [HealthController],
-      providers: [{ provide: API_GATEWAY_ENV, useValue: options.env }],
+      providers: [
+        { provide: API_GATEWAY_ENV, useValue: options.env },
+        { provide: APP_INTERCEPTOR, useClass: RequestBodyInterceptor },
+      ],
       exports: [API_GATEWAY_ENV],
     };
   }
