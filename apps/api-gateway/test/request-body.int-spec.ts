@@ -101,6 +101,16 @@ describe('request bodies at the HTTP edge', () => {
     expect(invalid?.headers.connection).toBe('close');
   });
 
+  it('drains a small unread body, so a client that sends it whole still gets the answer', async () => {
+    const response = await fetch(`http://127.0.0.1:${port}/api/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'demo/chat', padding: 'x'.repeat(MB - 100) }),
+    });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('connection')).not.toBe('close');
+  });
+
   it('refuses a body above 4 MB with 413 where a route takes no files, before reading it', async () => {
     const declared = await partialPost('/api/admin/organizations', {
       declared: 5 * MB,

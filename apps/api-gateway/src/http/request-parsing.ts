@@ -11,6 +11,8 @@ import { findJsonHazard } from './json-hazards';
 /** Far deeper than any real request (JSON schemas of tools included), far below a stack overflow. */
 const MAX_JSON_NESTING = 128;
 const FORM_BODY_LIMIT = 1024 * 1024;
+/** The most of an unread body the gateway drains after answering rather than closing the connection. */
+const MAX_DRAINED_BODY_BYTES = 1024 * 1024;
 
 const FORM = 'application/x-www-form-urlencoded';
 const MULTIPART = 'multipart/form-data';
@@ -70,12 +72,15 @@ function rejectUnsafePathOrQuery(request: Request, response: Response, next: Nex
 }
 
 /**
- * A request answered before its body was read (unknown route, refused credential, a bound) closes
- * its connection, so the rest of the body is never waited for; reading the body to its end keeps
- * the connection alive as usual.
+ * A large body answered before it was read (unknown route, refused credential, a bound) closes its
+ * connection, so the rest is never waited for. A small one is drained after the answer (Node
+ * discards it, nothing is buffered), so a client that writes its whole body before reading still
+ * gets the answer and keeps its connection. Reading the body to its end keeps the connection too.
  */
 function closeUnlessBodyRead(request: Request, response: Response, next: NextFunction): void {
-  if (hasBody(request)) {
+  const declared = request.headers['content-length'];
+  const large = declared === undefined || Number(declared) > MAX_DRAINED_BODY_BYTES;
+  if (hasBody(request) && large) {
     response.setHeader('Connection', 'close');
     request.once('end', () => {
       if (!response.headersSent) response.removeHeader('Connection');
