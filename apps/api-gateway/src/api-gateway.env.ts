@@ -31,6 +31,12 @@ export class ApiGatewayEnv extends WithSyncWait(WithJwtSecret(WithHttpListener(N
   @Min(100)
   @Max(120_000)
   TRANSCRIPTION_URL_TIMEOUT_MS: number = 15_000;
+
+  /** The most a route reads of a JSON body unless it takes files or audio (those set their own limit). */
+  @IsInt()
+  @Min(1024)
+  @Max(64 * 1024 * 1024)
+  JSON_BODY_LIMIT_BYTES: number = 4 * 1024 * 1024;
 }
 
 export const API_GATEWAY_ENV = Symbol('API_GATEWAY_ENV');

@@ -1,5 +1,5 @@
 import { DynamicModule, INestApplication, LoggerService, Module } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { APP_INTERCEPTOR, NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import {
@@ -15,6 +15,7 @@ import { GatewayBillingModule } from './billing/gateway-billing.module';
 import { GatewayEmbeddingsModule } from './embeddings/gateway-embeddings.module';
 import { GatewayFormatsModule } from './formats/gateway-formats.module';
 import { HealthController } from './health/health.controller';
+import { RequestBodyInterceptor } from './http/request-body.interceptor';
 import { answerUnknownRoutesWithEnvelope, configureRequestParsing } from './http/request-parsing';
 import { GatewayInferenceModule } from './inference/gateway-inference.module';
 import { GatewayMediaModule } from './media/gateway-media.module';
@@ -47,7 +48,10 @@ export class ApiGatewayModule {
         GatewayTranscriptionsModule,
       ],
       controllers: [HealthController],
-      providers: [{ provide: API_GATEWAY_ENV, useValue: options.env }],
+      providers: [
+        { provide: API_GATEWAY_ENV, useValue: options.env },
+        { provide: APP_INTERCEPTOR, useClass: RequestBodyInterceptor },
+      ],
       exports: [API_GATEWAY_ENV],
     };
   }
@@ -66,6 +70,8 @@ export async function createApiGatewayApp(
     logger,
     bodyParser: false,
   });
+  // Which framework answers is of use to no client, only to an attacker.
+  app.disable('x-powered-by');
   // Browser apps call the API with a bearer key, as they may call OpenAI's or OpenRouter's; no cookie
   // authorizes anything here, so any origin may, and preflights are answered for ten minutes.
   app.enableCors({ origin: '*', exposedHeaders: ['Retry-After'], maxAge: 600 });

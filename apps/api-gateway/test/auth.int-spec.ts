@@ -37,7 +37,11 @@ describe('gateway authentication over HTTP, NATS and the auth service', () => {
   beforeAll(async () => {
     [db, nats] = await Promise.all([createTestDatabase('gateway_auth'), startTestNats()]);
     const transport: TransportOptions = { kind: 'nats', servers: nats.url, rpcTimeoutMs: 5_000 };
-    const authEnv = Object.assign(new AuthEnv(), { DATABASE_URL: db.url, JWT_SECRET });
+    const authEnv = Object.assign(new AuthEnv(), {
+      DATABASE_URL: db.url,
+      JWT_SECRET,
+      PASSWORD_HASH_COST: 14,
+    });
     auth = await startService(
       AuthModule.register({ env: authEnv, transport }),
       transport,
@@ -288,6 +292,41 @@ describe('gateway authentication over HTTP, NATS and the auth service', () => {
         })
       ).status,
     ).toBe(403);
+  });
+
+  it('refuses a correctly signed JWT that never expires', async () => {
+    const { org, memberUser } = await organization();
+    const login = await call('POST', '/auth/login', {
+      body: { email: memberUser.email, password: 'member password', organizationId: org.id },
+    });
+    expect((await call('GET', '/v1/console/api-keys', { token: login.body.access_token })).status).toBe(200);
+    const {
+      sub,
+      org: claimedOrg,
+      role,
+    } = JSON.parse(Buffer.from(login.body.access_token.split('.')[1], 'base64url').toString());
+    const endless = new JwtService({ secret: JWT_SECRET }).sign({ org: claimedOrg, role }, { subject: sub });
+    expect(JSON.parse(Buffer.from(endless.split('.')[1], 'base64url').toString()).exp).toBeUndefined();
+    expect(await call('GET', '/v1/console/api-keys', { token: endless })).toMatchObject({
+      status: 401,
+      body: { error: { type: 'authentication_error', code: 'unauthorized' } },
+    });
+  });
+
+  it('answers 400, not 500, for invalid UTF-16 in a login or a new user', async () => {
+    expect(
+      await call('POST', '/auth/login', { body: { email: 'a\ud800@example.com', password: 'x' } }),
+    ).toMatchObject({
+      status: 400,
+      body: { error: { code: 'invalid_request', param: 'email' } },
+    });
+    expect(
+      await admin('POST', '/users', {
+        email: '\udc00b@example.com',
+        password: 'analytical engine',
+        name: 'Ada',
+      }),
+    ).toMatchObject({ status: 400, body: { error: { code: 'invalid_request', param: 'email' } } });
   });
 
   it('manages console keys: members list, admins create and revoke, other organizations see 404', async () => {

@@ -82,6 +82,31 @@ describe('request parsing at the HTTP edge', () => {
     expect(reply.body.error.param).toBe('x.properties.constructor');
   });
 
+  it('answers 400 naming the field for a lone UTF-16 surrogate in any string or key', async () => {
+    const lone = await post('/api/admin/organizations', '{"name":"acme\\ud800"}');
+    expect(lone.status).toBe(400);
+    expect(lone.body.error).toMatchObject({
+      code: 'invalid_request',
+      param: 'name',
+      message: 'name must be valid Unicode text (it holds a lone UTF-16 surrogate)',
+    });
+    const key = await post('/api/admin/organizations', '{"name":"acme","x":{"\\udc00":1}}');
+    expect(key.status).toBe(400);
+    expect(key.body.error.code).toBe('invalid_request');
+  });
+
+  it('answers 400, not 500, for a property name of 100,000 characters', async () => {
+    const name = 'k'.repeat(100_000);
+    const reply = await post('/api/admin/organizations', JSON.stringify({ name: 'acme', [name]: 1 }));
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.code).toBe('invalid_request');
+  });
+
+  it('does not say which framework it runs on', async () => {
+    const response = await fetch(`${origin}/api/v1/models`);
+    expect(response.headers.get('x-powered-by')).toBeNull();
+  });
+
   it('reads a text/plain or untyped body as JSON, as fetch sends a string body', async () => {
     for (const type of ['text/plain;charset=UTF-8', null]) {
       const reply = await post('/api/admin/organizations', JSON.stringify({ name: 5 }), type);

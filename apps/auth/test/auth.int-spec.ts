@@ -30,11 +30,14 @@ import {
   TestDatabase,
   TestNats,
 } from '@gw/testing';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID, scryptSync } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { AUTH_QUEUE, AuthEnv, AuthModule } from '../src/auth.module';
 
 const JWT_SECRET = 'auth-int-spec-secret-0123456789';
+/** Below production's 17, so the many sign-ups of this file stay quick. */
+const TEST_HASH_COST = 14;
+
 const revocations: ApiKeyRevokedEvent[] = [];
 
 @Controller()
@@ -91,7 +94,12 @@ describe('auth service over NATS and Postgres', () => {
 
   beforeAll(async () => {
     [db, nats] = await Promise.all([createTestDatabase('auth'), startTestNats()]);
-    const env = Object.assign(new AuthEnv(), { DATABASE_URL: db.url, JWT_SECRET, JWT_TTL_SECONDS: 900 });
+    const env = Object.assign(new AuthEnv(), {
+      DATABASE_URL: db.url,
+      JWT_SECRET,
+      JWT_TTL_SECONDS: 900,
+      PASSWORD_HASH_COST: TEST_HASH_COST,
+    });
     const transport: TransportOptions = { kind: 'nats', servers: nats.url, rpcTimeoutMs: 5_000 };
     service = await startService(
       AuthModule.register({ env, transport }),
@@ -577,5 +585,29 @@ describe('auth service over NATS and Postgres', () => {
     await expect(
       client.request(AuthContracts.consoleListApiKeys, payload as ConsoleListApiKeysRequest),
     ).rejects.toMatchObject({ code: 'invalid_request', status: 400, param });
+  });
+
+  it('replaces a password hash weaker than the current cost at the next successful login', async () => {
+    const { member } = await organizationWithMembers();
+    // A hash as an older release wrote it: scrypt at N=2^10.
+    const salt = randomBytes(16);
+    const weak = scryptSync('member password', salt, 64, { N: 1024, r: 8, p: 1 });
+    const old = ['scrypt', 1024, 8, 1, salt.toString('base64'), weak.toString('base64')].join('$');
+    await sql.query(`UPDATE auth.users SET password_hash = $1 WHERE id = $2`, [old, member.id]);
+
+    await expect(
+      client.request(AuthContracts.login, { email: member.email, password: 'wrong password' }),
+    ).rejects.toMatchObject({ code: 'unauthorized' });
+    const [unchanged] = await sql.query(`SELECT password_hash FROM auth.users WHERE id = $1`, [member.id]);
+    expect(unchanged.password_hash).toBe(old);
+
+    await client.request(AuthContracts.login, { email: member.email, password: 'member password' });
+    const [row] = await sql.query(`SELECT password_hash FROM auth.users WHERE id = $1`, [member.id]);
+    expect(row.password_hash).toMatch(new RegExp(`^scrypt\\$${2 ** TEST_HASH_COST}\\$8\\$1\\$`));
+    const again = await client.request(AuthContracts.login, {
+      email: member.email,
+      password: 'member password',
+    });
+    expect(again.token_type).toBe('Bearer');
   });
 });

@@ -8,6 +8,7 @@ export * from './env/load-env';
 export * from './errors/http-error.filter';
 export * from './errors/rpc-error.filter';
 export * from './events/durable-events';
+export * from './logging/log-text';
 export * from './logging/logger';
 export * from './transport/in-process-bus';
 export * from './transport/in-process-client';

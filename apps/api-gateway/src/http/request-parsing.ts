@@ -3,15 +3,16 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { DomainError } from '@gw/contracts';
 import { errorEnvelope } from '@gw/platform';
 import { json, urlencoded } from 'express';
-import type { NextFunction, Request, Response } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { IncomingMessage } from 'node:http';
 import { exceedsJsonNesting } from './json-nesting';
 import { findJsonHazard } from './json-hazards';
 
-/** A transcription's 25 MB of audio as a base64 data URL, plus the rest of its JSON body. */
-const JSON_BODY_LIMIT = '40mb';
 /** Far deeper than any real request (JSON schemas of tools included), far below a stack overflow. */
 const MAX_JSON_NESTING = 128;
+const FORM_BODY_LIMIT = 1024 * 1024;
+/** The most of an unread body the gateway drains after answering rather than closing the connection. */
+const MAX_DRAINED_BODY_BYTES = 1024 * 1024;
 
 const FORM = 'application/x-www-form-urlencoded';
 const MULTIPART = 'multipart/form-data';
@@ -36,7 +37,7 @@ function isReadAsJson(type: string | null): boolean {
   );
 }
 
-function hasBody(request: IncomingMessage): boolean {
+export function hasBody(request: IncomingMessage): boolean {
   return (
     request.headers['transfer-encoding'] !== undefined || (request.headers['content-length'] ?? '0') !== '0'
   );
@@ -58,23 +59,34 @@ function rejectUnreadableMediaTypes(request: Request, response: Response, next: 
 }
 
 /**
- * PostgreSQL text cannot hold NUL: a body or query field with one (or with a reserved key name)
- * is a 400 naming it, and an id in the path with one cannot name anything, so it is a 404.
+ * PostgreSQL text cannot hold NUL: a query field with one (or with a reserved key name) is a 400
+ * naming it, and an id in the path with one cannot name anything, so it is a 404. Neither needs
+ * the body, so both are answered before routing.
  */
-function rejectJsonHazards(request: Request, response: Response, next: NextFunction): void {
+function rejectUnsafePathOrQuery(request: Request, response: Response, next: NextFunction): void {
   if (safeDecode(request.path).includes('\u0000'))
     return reply(response, new DomainError('not_found', 'Not found'));
-  const body: unknown = request.body;
-  if (
-    hasBody(request) &&
-    isReadAsJson(mediaType(request)) &&
-    (typeof body !== 'object' || body === null || Array.isArray(body))
-  ) {
-    return reply(response, new DomainError('invalid_request', 'The request body must be a JSON object'));
-  }
-  const hazard = findJsonHazard(request.query) ?? findJsonHazard(request.body);
+  const hazard = findJsonHazard(request.query);
   if (!hazard) return next();
   reply(response, new DomainError('invalid_request', hazard.message, hazard.path || null));
+}
+
+/**
+ * A large body answered before it was read (unknown route, refused credential, a bound) closes its
+ * connection, so the rest is never waited for. A small one is drained after the answer (Node
+ * discards it, nothing is buffered), so a client that writes its whole body before reading still
+ * gets the answer and keeps its connection. Reading the body to its end keeps the connection too.
+ */
+function closeUnlessBodyRead(request: Request, response: Response, next: NextFunction): void {
+  const declared = request.headers['content-length'];
+  const large = declared === undefined || Number(declared) > MAX_DRAINED_BODY_BYTES;
+  if (hasBody(request) && large) {
+    response.setHeader('Connection', 'close');
+    request.once('end', () => {
+      if (!response.headersSent) response.removeHeader('Connection');
+    });
+  }
+  next();
 }
 
 function safeDecode(path: string): string {
@@ -85,16 +97,26 @@ function safeDecode(path: string): string {
   }
 }
 
-/** Body parsing and the checks that must run before any route sees the request. */
+/**
+ * The checks that need no body, before routing. Bodies themselves are read by RequestBodyInterceptor,
+ * after routing and authentication (see readRequestBody).
+ */
 export function configureRequestParsing(app: NestExpressApplication): void {
+  app.use(closeUnlessBodyRead);
   app.use(rejectUnreadableMediaTypes);
-  app.use(
-    json({
-      limit: JSON_BODY_LIMIT,
+  app.use(rejectUnsafePathOrQuery);
+}
+
+const jsonParsers = new Map<number, RequestHandler>();
+
+function jsonParser(limitBytes: number): RequestHandler {
+  let parser = jsonParsers.get(limitBytes);
+  if (!parser) {
+    parser = json({
+      limit: limitBytes,
       // Any JSON value is parsed, so a body that is valid JSON but not an object gets that said of it.
       strict: false,
       type: (request: IncomingMessage) => isReadAsJson(mediaType(request)),
-      // Nest reserves useBodyParser's `verify`, hence express.json itself.
       verify: (_request: IncomingMessage, _response: unknown, body: Buffer) => {
         if (exceedsJsonNesting(body, MAX_JSON_NESTING)) {
           // A plain client error: the body parser sets `status` on whatever it is given.
@@ -104,10 +126,65 @@ export function configureRequestParsing(app: NestExpressApplication): void {
           throw Object.assign(error, { status: 400, expose: true });
         }
       },
-    }),
+    });
+    jsonParsers.set(limitBytes, parser);
+  }
+  return parser;
+}
+
+const formParser = urlencoded({ extended: false, limit: FORM_BODY_LIMIT });
+
+/**
+ * Reads a JSON or form body of at most `limitBytes` into `request.body` and checks it: an object,
+ * no NUL character, lone surrogate or reserved key. A multipart body is left to its route.
+ */
+export async function readRequestBody(
+  request: Request,
+  response: Response,
+  limitBytes: number,
+): Promise<void> {
+  const type = mediaType(request);
+  if (!hasBody(request) || type === MULTIPART) return;
+  // body-parser would drain a too large body before it answers; a declared length is refused at once.
+  if (Number(request.headers['content-length']) > limitBytes) throw bodyTooLarge(limitBytes);
+  await runParser(jsonParser(limitBytes), request, response, limitBytes);
+  await runParser(formParser, request, response, FORM_BODY_LIMIT);
+  const body: unknown = request.body;
+  if (isReadAsJson(type) && (typeof body !== 'object' || body === null || Array.isArray(body))) {
+    throw new DomainError('invalid_request', 'The request body must be a JSON object');
+  }
+  const hazard = findJsonHazard(body);
+  if (hazard) throw new DomainError('invalid_request', hazard.message, hazard.path || null);
+}
+
+function runParser(
+  parser: RequestHandler,
+  request: Request,
+  response: Response,
+  limitBytes: number,
+): Promise<void> {
+  return new Promise((resolve, reject) =>
+    parser(request, response, (err?: unknown) => (err ? reject(bodyReadError(err, limitBytes)) : resolve())),
   );
-  app.use(urlencoded({ extended: false, limit: '1mb' }));
-  app.use(rejectJsonHazards);
+}
+
+function bodyTooLarge(limitBytes: number): DomainError {
+  return new DomainError(
+    'payload_too_large',
+    `The request body is too large: this route takes at most ${limitBytes / 1024 / 1024} MB`,
+  );
+}
+
+/** body-parser's refusals, in the envelope's words. */
+function bodyReadError(err: unknown, limitBytes: number): unknown {
+  const { type, status, message } = err as { type?: unknown; status?: unknown; message?: unknown };
+  if (type === 'entity.parse.failed')
+    return new DomainError('invalid_request', 'The request body is not valid JSON');
+  if (type === 'entity.too.large') return bodyTooLarge(limitBytes);
+  if (typeof message !== 'string') return err;
+  if (status === 415) return new DomainError('unsupported_media_type', message);
+  if (status === 400) return new DomainError('invalid_request', message);
+  return err;
 }
 
 /**

@@ -13,6 +13,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
 import { API_GATEWAY_ENV, ApiGatewayEnv } from '../api-gateway.env';
 import { bearerToken } from './bearer-token';
+import { CredentialKeyed, OPERATOR_CREDENTIAL_KEY } from './credential-key';
 
 /** The operator API (DESIGN.md §4): `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time. */
 @Injectable()
@@ -24,9 +25,11 @@ export class AdminTokenGuard implements CanActivate {
   }
 
   canActivate(context: ExecutionContext): boolean {
-    const token = bearerToken(context.switchToHttp().getRequest<Request>().headers.authorization);
+    const request = context.switchToHttp().getRequest<Request & CredentialKeyed>();
+    const token = bearerToken(request.headers.authorization);
     if (!timingSafeEqual(digest(token), this.expected))
       throw new DomainError('unauthorized', 'Invalid admin token');
+    request.credentialKey = OPERATOR_CREDENTIAL_KEY;
     return true;
   }
 }

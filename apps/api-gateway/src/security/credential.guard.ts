@@ -4,6 +4,7 @@ import { DomainError, Principal } from '@gw/contracts';
 import type { Request } from 'express';
 import { ACCEPTED_CREDENTIALS, CredentialKind } from './authenticated.decorator';
 import { bearerToken } from './bearer-token';
+import { CredentialKeyed, principalCredentialKey } from './credential-key';
 import { CredentialResolver } from './credential-resolver';
 
 @Injectable()
@@ -14,7 +15,9 @@ export class CredentialGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const request = context.switchToHttp().getRequest<Request & { principal?: Principal }>();
+    const request = context
+      .switchToHttp()
+      .getRequest<Request & CredentialKeyed & { principal?: Principal }>();
     const principal = await this.resolver.resolve(bearerToken(request.headers.authorization));
     const accepted = this.reflector.getAllAndOverride<CredentialKind[]>(ACCEPTED_CREDENTIALS, [
       context.getHandler(),
@@ -29,6 +32,7 @@ export class CredentialGuard implements CanActivate {
       );
     }
     request.principal = principal;
+    request.credentialKey = principalCredentialKey(principal);
     return true;
   }
 }

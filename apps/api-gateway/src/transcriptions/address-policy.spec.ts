@@ -26,6 +26,19 @@ describe('isForbiddenAddress', () => {
     ['NAT64 of a private address', '64:ff9b::a00:1'],
     ['6to4', '2002:7f00:1::1'],
     ['a bracketed IPv6 loopback', '[::1]'],
+    ['IPv4-compatible IPv6 (::/96)', '::8.8.8.8'],
+    ['IPv4-compatible IPv6 in hex', '::808:808'],
+    ['an IPv4-mapped public address (::ffff:0:0/96)', '::ffff:8.8.8.8'],
+    ['IPv4-translated (::ffff:0:0:0/96)', '::ffff:0:808:808'],
+    ['the IPv6 discard prefix', '100::1'],
+    ['the IPv6 dummy prefix', '100:0:0:1::1'],
+    ['IETF protocol assignments (2001::/23)', '2001:1ff::1'],
+    ['IPv6 documentation 3fff::/20', '3fff:fff::1'],
+    ['SRv6 SIDs', '5f00::1'],
+    ['AS112 direct delegation (IPv6)', '2620:4f:8000::1'],
+    ['AS112 (IPv4)', '192.31.196.1'],
+    ['AMT relay anycast', '192.52.193.1'],
+    ['AS112 direct delegation (IPv4)', '192.175.48.1'],
     ['not an address', 'localhost'],
   ])('refuses %s (%s)', (_label, address) => {
     expect(isForbiddenAddress(address)).toBe(true);
@@ -36,7 +49,6 @@ describe('isForbiddenAddress', () => {
     ['just outside 172.16/12', '172.32.0.1'],
     ['just outside CGNAT', '100.128.0.1'],
     ['a public IPv6 address', '2606:4700:4700::1111'],
-    ['an IPv4-mapped public address', '::ffff:8.8.8.8'],
   ])('allows %s (%s)', (_label, address) => {
     expect(isForbiddenAddress(address)).toBe(false);
   });

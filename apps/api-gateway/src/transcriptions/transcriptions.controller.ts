@@ -30,6 +30,7 @@ import {
 import { RpcClient } from '@gw/platform';
 import type { Response } from 'express';
 import { newGenerationId } from '../generations/generation-cancellation';
+import { RequestBodyLimit } from '../http/request-body-limit.decorator';
 import { Authenticated, CurrentPrincipal } from '../security/authenticated.decorator';
 import { AudioUploadErrorsFilter } from './audio-upload-errors.filter';
 import { TranscriptionInputService, UploadedAudio } from './transcription-input.service';
@@ -39,6 +40,8 @@ import { ApiPaidGenerationErrors } from '../docs/paid-generation-errors.decorato
 const TRANSCRIPTION_RPC_TIMEOUT_MS = 600_000;
 /** known_speaker_references travel as data URL fields, so a field may be larger than multer's 1 MB default. */
 const MAX_FIELD_BYTES = 8 * 1024 * 1024;
+/** A JSON body: 25 MB of audio as a base64 data URL (about 33.4 MB), plus the rest of its fields. */
+const JSON_BODY_LIMIT_BYTES = 40 * 1024 * 1024;
 
 @ApiTags('audio')
 @ApiExtraModels(TranscriptionJsonRequestDto, TranscriptionParamsDto, TranscriptionResultDto)
@@ -52,6 +55,7 @@ export class TranscriptionsController {
   @Post('v1/audio/transcriptions')
   @HttpCode(200)
   @Authenticated()
+  @RequestBodyLimit(JSON_BODY_LIMIT_BYTES)
   // The guard runs before this interceptor, so nothing is uploaded without credentials.
   @UseFilters(AudioUploadErrorsFilter)
   @UseInterceptors(

@@ -4,7 +4,7 @@ import { AccessToken, DomainError, LoginRequest, OrganizationRole } from '@gw/co
 import { AUTH_ENV } from '../auth.tokens';
 import { AuthEnv } from '../auth.env';
 import { OrganizationRepository } from '../organizations/organization.repository';
-import { DECOY_PASSWORD_HASH, verifyPassword } from '../users/password';
+import { decoyPasswordHash, hashPassword, needsRehash, verifyPassword } from '../users/password';
 import { UserRepository } from '../users/user.repository';
 
 /** Claims of the console JWT besides `sub` (the user id), `iat` and `exp`. */
@@ -25,8 +25,20 @@ export class LoginService {
   async login(request: LoginRequest): Promise<AccessToken> {
     const user = await this.users.findByEmail(request.email.trim());
     // An unknown email still costs one scrypt, so timing does not tell which emails exist.
-    const passwordMatches = await verifyPassword(request.password, user?.passwordHash ?? DECOY_PASSWORD_HASH);
+    const cost = this.env.PASSWORD_HASH_COST;
+    const passwordMatches = await verifyPassword(
+      request.password,
+      user?.passwordHash ?? decoyPasswordHash(cost),
+    );
     if (!user || !passwordMatches) throw new DomainError('unauthorized', 'Invalid email or password');
+    // The password is known only now: a hash made at a lower cost is replaced by one at today's.
+    if (needsRehash(user.passwordHash, cost)) {
+      await this.users.replacePasswordHash(
+        user.id,
+        user.passwordHash,
+        await hashPassword(request.password, cost),
+      );
+    }
 
     const membership = request.organizationId
       ? await this.organizations.findMembership(request.organizationId, user.id)

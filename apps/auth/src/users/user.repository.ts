@@ -23,6 +23,11 @@ export class UserRepository {
     return this.rows.findOne({ where: { id } });
   }
 
+  /** Compare-and-set, so a password changed meanwhile is never overwritten by the upgrade of the old one. */
+  async replacePasswordHash(id: string, previous: string, next: string): Promise<void> {
+    await this.rows.update({ id, passwordHash: previous }, { passwordHash: next });
+  }
+
   findByEmail(email: string): Promise<UserEntity | null> {
     return this.rows.createQueryBuilder('u').where('lower(u.email) = lower(:email)', { email }).getOne();
   }

@@ -13,6 +13,7 @@ import {
   ValidateBy,
   ValidateNested,
   validateSync,
+  ValidationError,
 } from 'class-validator';
 import { Type } from 'class-transformer';
 import { NestedObject, NestedObjectArray } from './nested-object';
@@ -167,5 +168,18 @@ describe('firstValidationProblem', () => {
 
   it('reports nothing for no errors', () => {
     expect(firstValidationProblem([])).toBeNull();
+  });
+
+  it('maps a property name of any length without building a pattern from it', () => {
+    const name = 'k'.repeat(100_000);
+    const error = Object.assign(new ValidationError(), {
+      property: name,
+      constraints: { whitelistValidation: `property ${name} should not exist` },
+      children: [],
+    });
+    expect(firstValidationProblem([error])).toEqual({
+      param: name,
+      message: `property ${name} should not exist`,
+    });
   });
 });

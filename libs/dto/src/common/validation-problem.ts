@@ -67,21 +67,23 @@ function childPath(prefix: string, property: string): string {
   return /^\d+$/.test(property) ? `${prefix}[${property}]` : `${prefix}.${property}`;
 }
 
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** One step into a value: `[3]` or `.name`, matched where the last one ended. */
+const PATH_STEP = /\[\d+\]|\.[A-Za-z_$][\w$]*/y;
 
 /**
  * A message begins with what it is about: the field itself (`max_price must be an object`) or a
  * part of its value that a custom validator checked (`content[0].type must be one of ...`). That
- * subject, written from the root, is the param, and the message names it the same way.
+ * subject, written from the root, is the param, and the message names it the same way. The
+ * property name is compared as text, never compiled into a pattern: it comes from the client.
  */
 function locate(path: string, property: string | undefined, message: string): ValidationProblem {
-  if (!property) return { param: path, message };
-  const subject = new RegExp(
-    `^${escapeRegExp(property)}((?:\\[\\d+\\]|\\.[A-Za-z_$][\\w$]*)*)(?=[\\s:]|$)`,
-  ).exec(message);
-  if (!subject) return { param: path, message };
-  const param = path + subject[1];
-  return { param, message: param + message.slice(subject[0].length) };
+  if (!property || !message.startsWith(property)) return { param: path, message };
+  let end = property.length;
+  PATH_STEP.lastIndex = end;
+  while (PATH_STEP.exec(message)) end = PATH_STEP.lastIndex;
+  if (end < message.length && !/[\s:]/.test(message[end])) return { param: path, message };
+  const param = path + message.slice(property.length, end);
+  return { param, message: param + message.slice(end) };
 }
 
 function firstIn(error: ValidationError, prefix: string): ValidationProblem | null {

@@ -113,6 +113,7 @@ describe('MessagesRequestDto', () => {
       { ...base, messages: [{ role: 'user', content: [{ type: 'document', source: {} }] }] },
       'messages[0].content[0].type',
     ],
+    ['an empty content array', { ...base, messages: [{ role: 'user', content: [] }] }, 'messages[0].content'],
     ['temperature above 1', { ...base, temperature: 1.5 }, 'temperature'],
     ['a system block that is not text', { ...base, system: [{ type: 'image' }] }, 'system[0]'],
     ['a tool without input_schema', { ...base, tools: [{ name: 'f' }] }, 'tools[0].input_schema'],

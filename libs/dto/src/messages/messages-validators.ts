@@ -72,6 +72,8 @@ function blockProblem(block: unknown, path: string, role: unknown, nested: boole
 function contentProblem(content: unknown, path: string, role: unknown, nested = false): string | null {
   if (isString(content)) return null;
   if (!Array.isArray(content)) return `${path} must be a string or an array of content blocks`;
+  // A message says something; a tool result may be empty.
+  if (content.length === 0 && !nested) return `${path} must not be empty`;
   for (const [index, block] of content.entries()) {
     const problem = blockProblem(block, `${path}[${index}]`, role, nested);
     if (problem) return problem;

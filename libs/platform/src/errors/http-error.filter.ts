@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { DomainError, ERROR_CODE_TABLE, ErrorCode, ErrorEnvelope, isRpcErrorPayload } from '@gw/contracts';
 import type { Response } from 'express';
+import { describeErrorForLog } from '../logging/log-text';
 
 /** HTTP statuses raised by Nest or Express themselves, mapped onto our codes. */
 const HTTP_STATUS_CODES: Record<number, ErrorCode> = {
@@ -13,6 +14,9 @@ const HTTP_STATUS_CODES: Record<number, ErrorCode> = {
   415: 'unsupported_media_type',
   429: 'rate_limited',
 };
+
+/** When a refused client may try again: a rate limit's window, or a dependency's usual recovery. */
+const RETRY_AFTER_SECONDS: Record<number, number> = { 429: 60, 503: 5 };
 
 /**
  * Gateway side of the error contract: every failure becomes the envelope of DESIGN.md §5.1, with
@@ -30,8 +34,9 @@ export class HttpErrorFilter implements ExceptionFilter {
       response.end();
       return;
     }
-    if (error.code === 'rate_limited' && !response.getHeader('Retry-After'))
-      response.setHeader('Retry-After', '60');
+    const retryAfter = RETRY_AFTER_SECONDS[error.status];
+    if (retryAfter !== undefined && !response.getHeader('Retry-After'))
+      response.setHeader('Retry-After', String(retryAfter));
     response.status(error.status).json(errorEnvelope(error));
   }
 }
@@ -57,7 +62,7 @@ export function toDomainErrorForHttp(exception: unknown, logger: Logger): Domain
     const code = HTTP_STATUS_CODES[status];
     if (code) return new DomainError(code, httpExceptionMessage(exception));
   }
-  logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
+  logger.error(describeErrorForLog(exception));
   return new DomainError('internal_error', 'Internal error');
 }
 
