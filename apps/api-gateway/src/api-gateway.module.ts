@@ -65,6 +65,8 @@ export async function createApiGatewayApp(
   const app = await NestFactory.create<NestExpressApplication>(ApiGatewayModule.register(options), {
     logger,
     bodyParser: false,
+    // A failing provider is rethrown to the caller's start-up handling instead of exiting the process.
+    abortOnError: false,
   });
   // Browser apps call the API with a bearer key, as they may call OpenAI's or OpenRouter's; no cookie
   // authorizes anything here, so any origin may, and preflights are answered for ten minutes.
