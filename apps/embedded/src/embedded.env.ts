@@ -23,11 +23,15 @@ export class EmbeddedEnv {
   @Min(1)
   SYNC_WAIT_MS: number = 120_000;
 
-  /** Port of the embedded PostgreSQL; the system one usually holds 5432. */
+  /**
+   * Port of the embedded PostgreSQL, used as given. Unset: the port DATA_DIR remembers, else 54329,
+   * else a free one when that is busy.
+   */
+  @IsOptional()
   @IsInt()
   @Min(1)
   @Max(65535)
-  EMBEDDED_PG_PORT: number = 54329;
+  EMBEDDED_PG_PORT?: number;
 
   @IsString()
   CATALOGUE_FILE: string = 'config/catalogue.demo.json';
