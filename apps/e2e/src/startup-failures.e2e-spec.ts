@@ -44,7 +44,8 @@ describe('start-up failures', () => {
 
   afterAll(async () => {
     await new Promise((resolve) => busy.close(resolve));
-    removeEmbeddedData(join(scratch, 'catalogue-data'));
+    for (const dataDir of ['data', 'pg-port', 'corrupt-cluster', 'catalogue-data'])
+      removeEmbeddedData(join(scratch, dataDir));
     rmSync(scratch, { recursive: true, force: true });
   });
 

@@ -43,10 +43,9 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const user = postgresUser();
   const binaries = postgresBinaries(user);
   const record = readClusterRecord(dataDir);
+  let port = await choosePort(options, record.port);
   const directory = clusterDirectory(dataDir, record.directory, user);
   if (!existsSync(join(directory, 'PG_VERSION'))) await initialise(binaries, directory, user, dataDir);
-
-  let port = await choosePort(options, record.port);
   saveClusterRecord(dataDir, { directory, port });
   const start = () => startServer(binaries.postgres, directory, port, user, options.error);
   const server = await start()
