@@ -51,7 +51,15 @@ function start(app, extraEnv) {
   children.push(child);
 }
 
-await ensureDatabase(env.DATABASE_URL);
+try {
+  await ensureDatabase(env.DATABASE_URL);
+} catch (err) {
+  const { hostname, port, pathname } = new URL(env.DATABASE_URL);
+  console.error(
+    `Cannot reach PostgreSQL at ${hostname}:${port || 5432}${pathname} (DATABASE_URL): ${err.message || err.code}; start it or set DATABASE_URL`,
+  );
+  process.exit(1);
+}
 start('mock-upstream', { PORT: env.MOCK_UPSTREAM_PORT });
 for (const service of ['auth', 'billing', 'inference', 'media', 'storage']) {
   start(service, { MOCK_UPSTREAM_URL: `http://127.0.0.1:${env.MOCK_UPSTREAM_PORT}` });

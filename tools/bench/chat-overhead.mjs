@@ -5,7 +5,7 @@
 // embedded mock-upstream` first), or measures a running gateway with --target <api url> --key <key>.
 //   node tools/bench/chat-overhead.mjs [--requests 500] [--concurrency 16] [--target URL --key KEY]
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -100,6 +100,8 @@ async function measure(label, url, key, payload) {
 
 const children = [];
 const dataDir = mkdtempSync(join(tmpdir(), 'gw-bench-'));
+// Enterable by others, so that as root the embedded PostgreSQL keeps its cluster inside it and is removed with it.
+chmodSync(dataDir, 0o755);
 try {
   let api = args.target;
   let key = args.key;

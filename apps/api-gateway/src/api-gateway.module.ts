@@ -69,6 +69,8 @@ export async function createApiGatewayApp(
   const app = await NestFactory.create<NestExpressApplication>(ApiGatewayModule.register(options), {
     logger,
     bodyParser: false,
+    // A failing provider is rethrown to the caller's start-up handling instead of exiting the process.
+    abortOnError: false,
   });
   // Which framework answers is of use to no client, only to an attacker.
   app.disable('x-powered-by');

@@ -1,12 +1,13 @@
 import { expectEventually, freePort } from '@gw/testing';
 import Decimal from 'decimal.js';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { AppProcess, startApp } from './support/app-process';
 import { http, seedOrganization, sseData } from './support/gateway-http';
+import { removeEmbeddedData } from './support/embedded-data';
 
 const run = promisify(execFile);
 /** What the embedded mode credits the demo organization with on first start. */
@@ -45,7 +46,7 @@ describe('embedded mode (npm start)', () => {
 
   afterAll(async () => {
     await app?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    removeEmbeddedData(dataDir);
   });
 
   it('prints curl lines that work as printed', async () => {

@@ -1,10 +1,11 @@
 import { expectEventually, freePort } from '@gw/testing';
 import Decimal from 'decimal.js';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppProcess, startApp } from './support/app-process';
 import { http, seedOrganization, SeededOrganization } from './support/gateway-http';
+import { removeEmbeddedData } from './support/embedded-data';
 
 interface Item {
   id: string;
@@ -110,7 +111,7 @@ describe('history and spending limits over HTTP (embedded)', () => {
 
   afterAll(async () => {
     await app?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    removeEmbeddedData(dataDir);
   });
 
   it("lists the organization's generations to a JWT, newest first, with every item field", async () => {

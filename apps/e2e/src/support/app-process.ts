@@ -12,10 +12,13 @@ export interface AppProcess {
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** Runs a built app (`dist/apps/<app>/main.js`) as its own process, from the workspace root. */
-export function startApp(app: string, env: Record<string, string>): AppProcess {
-  const child = spawn(process.execPath, [join(WORKSPACE_ROOT, 'dist/apps', app, 'main.js')], {
-    cwd: WORKSPACE_ROOT,
+/**
+ * Runs a built app (`dist/apps/<app>/main.js`) as its own process, from the workspace root or from
+ * `root`, a copy of the checkout.
+ */
+export function startApp(app: string, env: Record<string, string>, root = WORKSPACE_ROOT): AppProcess {
+  const child = spawn(process.execPath, [join(root, 'dist/apps', app, 'main.js')], {
+    cwd: root,
     env: {
       ...process.env,
       NODE_ENV: 'test',

@@ -1,8 +1,9 @@
 import { freePort } from '@gw/testing';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppProcess, startApp } from './app-process';
+import { removeEmbeddedData } from './embedded-data';
 
 export interface EmbeddedGateway {
   app: AppProcess;
@@ -32,7 +33,7 @@ export async function startEmbeddedGateway(
   });
   const stop = async () => {
     await app.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    removeEmbeddedData(dataDir);
   };
   try {
     const [, apiKey] = await app.waitFor(/Demo API key\s+(\S+)/, 90_000);

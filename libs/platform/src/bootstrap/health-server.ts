@@ -1,4 +1,5 @@
 import { createServer, Server } from 'node:http';
+import { listenFailure } from './startup-failure';
 
 /**
  * Liveness and readiness for services that speak only NATS, so Kubernetes probes have an HTTP
@@ -11,5 +12,8 @@ export function startHealthServer(port: number, isReady: () => boolean): Promise
       .writeHead(ok ? 200 : 503, { 'content-type': 'application/json' })
       .end(JSON.stringify({ status: ok ? 'ok' : 'unavailable' }));
   });
-  return new Promise((resolve) => server.listen(port, () => resolve(server)));
+  return new Promise((resolve, reject) => {
+    server.once('error', (err) => reject(listenFailure(err, port, '0.0.0.0', 'HEALTH_PORT')));
+    server.listen(port, () => resolve(server));
+  });
 }

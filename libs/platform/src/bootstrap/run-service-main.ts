@@ -1,11 +1,13 @@
 import { DynamicModule } from '@nestjs/common';
 import { ServiceEnv } from '../env/base-env';
-import { loadEnv, StartupError } from '../env/load-env';
+import { loadEnv } from '../env/load-env';
 import { migrateServiceDatabase, ServiceDatabaseOptions } from '../database/service-database';
 import { createLogger } from '../logging/logger';
 import { TransportOptions } from '../transport/transport-options';
 import { startHealthServer } from './health-server';
+import { checkNats, checkPostgres } from './dependency-check';
 import { startService } from './start-service';
+import { runMain } from './startup-failure';
 
 export interface ServiceMainOptions<Env extends ServiceEnv> {
   /** Also the NATS queue group, so replicas share the work. */
@@ -18,12 +20,15 @@ export interface ServiceMainOptions<Env extends ServiceEnv> {
 /**
  * The entry point of every NATS service in the distributed mode: validate the environment (a bad
  * variable stops the process naming it), `--migrate` applies the migrations and exits, otherwise
- * serve on NATS with a health endpoint for the orchestrator.
+ * serve on NATS with a health endpoint for the orchestrator. PostgreSQL and NATS are tried once
+ * first, so an unreachable one stops the process naming its address.
  */
 export function runServiceMain<Env extends ServiceEnv>(options: ServiceMainOptions<Env>): void {
-  const run = async (): Promise<void> => {
+  runMain(options.name, async () => {
     const env = loadEnv(options.env, process.env);
+    await checkPostgres(env.DATABASE_URL);
     if (process.argv.includes('--migrate')) return migrateServiceDatabase(options.database(env));
+    await checkNats(env.NATS_URL);
     const logger = createLogger(options.name, env.LOG_FORMAT, env.LOG_LEVEL);
     let ready = false;
     if (env.HEALTH_PORT > 0) await startHealthServer(env.HEALTH_PORT, () => ready);
@@ -36,9 +41,5 @@ export function runServiceMain<Env extends ServiceEnv>(options: ServiceMainOptio
     service.enableShutdownHooks();
     ready = true;
     logger.log(`${options.name} serving on NATS ${env.NATS_URL} (queue ${options.name})`);
-  };
-  run().catch((err: unknown) => {
-    console.error(err instanceof StartupError ? err.message : err);
-    process.exit(1);
   });
 }

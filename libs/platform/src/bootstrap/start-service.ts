@@ -29,6 +29,8 @@ export async function startService(
   const app = await NestFactory.createMicroservice<MicroserviceOptions>(module, {
     ...serviceTransport(transport, queue),
     logger,
+    // A failing provider is rethrown to the caller's start-up handling instead of exiting the process.
+    abortOnError: false,
   });
   app.useGlobalFilters(new RpcErrorFilter());
   await app.listen();

@@ -8,7 +8,7 @@ export class StartupError extends Error {}
 
 export class EnvValidationError extends StartupError {
   constructor(readonly problems: string[]) {
-    super(`Invalid environment:\n  ${problems.join('\n  ')}`);
+    super(`Invalid environment: ${problems.join('; ')} (set the variables named and start again)`);
     this.name = 'EnvValidationError';
   }
 }
