@@ -17,9 +17,10 @@ interface FailureRecord {
 }
 
 /**
- * Exponential backoff after failed attempts of one subject (an account, a client address). An
- * attempt is counted as a failure before it is tried, so parallel guesses cannot all slip through
- * before the first failure is recorded; a success then `reset`s or `forgive`s it.
+ * Exponential backoff after failed attempts of one subject (an account, a client address). With
+ * `attempt`, an attempt is counted as a failure before it is tried, so parallel guesses cannot all
+ * slip through before the first failure is recorded, and a success then `reset`s or `forgive`s it.
+ * With `waitFor` and `fail`, only failures are written, for callers whose successes are frequent.
  */
 export class FailureBackoff {
   constructor(
@@ -38,6 +39,21 @@ export class FailureBackoff {
       return { failures, blockedUntil: failures > this.policy.freeFailures ? now + this.delay(failures) : 0 };
     });
     return waitMs;
+  }
+
+  /** How long the subject must still wait (0: it may try), without counting anything. */
+  async waitFor(key: string): Promise<number> {
+    const record = await this.store.get<FailureRecord>(key);
+    return record ? Math.max(0, record.blockedUntil - Date.now()) : 0;
+  }
+
+  /** Counts a failure that was not counted by `attempt` beforehand. */
+  async fail(key: string): Promise<void> {
+    await this.store.update<FailureRecord>(key, this.policy.memoryMs, (current, now) => {
+      const failures = (current?.failures ?? 0) + 1;
+      const blockedUntil = failures > this.policy.freeFailures ? now + this.delay(failures) : 0;
+      return { failures, blockedUntil: Math.max(blockedUntil, current?.blockedUntil ?? 0) };
+    });
   }
 
   /** The attempt succeeded: every failure of the subject is forgotten. */

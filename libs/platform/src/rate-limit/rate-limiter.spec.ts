@@ -31,6 +31,16 @@ describe('RateLimiter', () => {
     expect((await limiter.admit('key', unlimitedRate)).admitted).toBe(true);
   });
 
+  it('gives back the count of a request cancelled because another limit refused it', async () => {
+    const limiter = new RateLimiter(new InMemoryRateLimitStore());
+    const onePerWindow = { ...policy, requestsPerWindow: 1 };
+    const admitted = await limiter.admit('key', onePerWindow);
+    if (!admitted.admitted) throw new Error('the first was admitted');
+    await admitted.cancel();
+    expect((await limiter.admit('key', onePerWindow)).admitted).toBe(true);
+    expect((await limiter.admit('key', onePerWindow)).admitted).toBe(false);
+  });
+
   it('stops counting a lease that was never released once its time is up', async () => {
     const limiter = new RateLimiter(new InMemoryRateLimitStore());
     const shortLeases = { ...policy, requestsPerWindow: 0, concurrent: 1, leaseTtlMs: 50 };
@@ -80,5 +90,21 @@ describe('FailureBackoff', () => {
     expect(await subject.attempt('a')).toBeGreaterThan(0);
     await subject.reset('a');
     expect(await subject.attempt('a')).toBe(0);
+  });
+});
+
+describe('FailureBackoff counting failures only', () => {
+  it('waits only once the failures exceed the free ones', async () => {
+    const subject = new FailureBackoff(new InMemoryRateLimitStore(), {
+      freeFailures: 1,
+      baseDelayMs: 10_000,
+      maxDelayMs: 10_000,
+      memoryMs: 60_000,
+    });
+    await subject.fail('a');
+    expect(await subject.waitFor('a')).toBe(0);
+    await subject.fail('a');
+    expect(await subject.waitFor('a')).toBeGreaterThan(9_000);
+    expect(await subject.waitFor('b')).toBe(0);
   });
 });

@@ -13,8 +13,20 @@ export interface RateLimitPolicy {
 }
 
 export type Admission =
-  | { admitted: true; release(): Promise<void> }
+  | {
+      admitted: true;
+      /** The request has ended: its lease is given back. */
+      release(): Promise<void>;
+      /** The request was refused by another limit after all: its lease and its count are given back. */
+      cancel(): Promise<void>;
+    }
   | { admitted: false; retryAfterMs: number; reason: 'requests' | 'concurrent' };
+
+const UNLIMITED: Admission = {
+  admitted: true,
+  release: () => Promise.resolve(),
+  cancel: () => Promise.resolve(),
+};
 
 /** One record per limited subject: the current window's count and the leases held now. */
 interface LimitRecord {
@@ -32,9 +44,10 @@ export class RateLimiter {
   constructor(private readonly store: RateLimitStore) {}
 
   async admit(key: string, policy: RateLimitPolicy): Promise<Admission> {
+    if (policy.requestsPerWindow <= 0 && policy.concurrent <= 0) return UNLIMITED;
     const leaseId = randomUUID();
     let refusal: Extract<Admission, { admitted: false }> | null = null;
-    await this.store.update<LimitRecord>(key, recordTtl(policy), (current, now) => {
+    const written = await this.store.update<LimitRecord>(key, recordTtl(policy), (current, now) => {
       const record = live(current, policy, now);
       refusal = refusalOf(record, policy, now);
       if (refusal) return record;
@@ -45,15 +58,30 @@ export class RateLimiter {
       };
     });
     if (refusal) return refusal;
-    return { admitted: true, release: () => this.release(key, leaseId, policy) };
+    const counted = { windowStart: written.windowStart, leaseId };
+    return {
+      admitted: true,
+      release: () => this.giveBack(key, policy, counted, false),
+      cancel: () => this.giveBack(key, policy, counted, true),
+    };
   }
 
-  private async release(key: string, leaseId: string, policy: RateLimitPolicy): Promise<void> {
-    if (policy.concurrent <= 0) return;
+  private async giveBack(
+    key: string,
+    policy: RateLimitPolicy,
+    counted: { windowStart: number; leaseId: string },
+    uncount: boolean,
+  ): Promise<void> {
+    if (policy.concurrent <= 0 && !uncount) return;
     await this.store.update<LimitRecord>(key, recordTtl(policy), (current, now) => {
       const record = live(current, policy, now);
-      const { [leaseId]: _released, ...leases } = record.leases;
-      return { ...record, leases };
+      const { [counted.leaseId]: _given, ...leases } = record.leases;
+      const sameWindow = record.windowStart === counted.windowStart;
+      return {
+        ...record,
+        count: uncount && sameWindow ? Math.max(0, record.count - 1) : record.count,
+        leases,
+      };
     });
   }
 }
