@@ -6,6 +6,7 @@ import { BalanceResponse, BillingContracts, GetBalanceRequest } from '@gw/contra
 import { startService, TransportOptions } from '@gw/platform';
 import { createTestDatabase, expectEventually, startTestNats, TestDatabase, TestNats } from '@gw/testing';
 import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
 import { ApiGatewayEnv, createApiGatewayApp } from '../src/api-gateway.module';
 
 const JWT_SECRET = 'gateway-rate-limits-int-spec-secret';
@@ -255,5 +256,25 @@ describe('rate limits and brute-force protection, shared by gateway replicas ove
     releaseHeld();
     expect((await Promise.all(inFlight)).map((reply) => reply.status)).toEqual([200, 200]);
     expect((await balance(1, keys[0])).status).toBe(200);
+  });
+
+  it("applies a key's and an organization's own limits where auth has them", async () => {
+    const { orgId, keys } = await apiKeys(3);
+    const sql = new Client({ connectionString: db.url });
+    await sql.connect();
+    try {
+      await sql.query(`UPDATE auth.organizations SET rate_limit_rpm = 3 WHERE id = $1`, [orgId]);
+      await sql.query(
+        `UPDATE auth.api_keys SET rate_limit_rpm = 1 WHERE organization_id = $1 AND name = 'key 0'`,
+        [orgId],
+      );
+    } finally {
+      await sql.end();
+    }
+    expect((await balance(0, keys[0])).status).toBe(200);
+    expect(await balance(1, keys[0])).toEqual(tooManyRequests);
+    expect((await balance(0, keys[1])).status).toBe(200);
+    expect((await balance(1, keys[2])).status).toBe(200);
+    expect(await balance(0, keys[2])).toEqual(tooManyRequests);
   });
 });

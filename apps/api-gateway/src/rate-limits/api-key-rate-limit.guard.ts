@@ -1,8 +1,9 @@
 import { CanActivate, ExecutionContext, Inject, Injectable, Logger } from '@nestjs/common';
-import type { Principal } from '@gw/contracts';
+import type { Principal, RateLimitOverrides } from '@gw/contracts';
 import { Admission, RateLimiter, RateLimitPolicy } from '@gw/platform';
 import type { Request, Response } from 'express';
 import { API_GATEWAY_ENV, ApiGatewayEnv } from '../api-gateway.env';
+import { ApiKeyRateLimitOverrides } from './api-key-rate-limit-overrides';
 import { tooManyRequests } from './too-many-requests';
 
 const MINUTE_MS = 60_000;
@@ -11,23 +12,25 @@ const LEASE_TTL_MS = 15 * MINUTE_MS;
 
 /**
  * Requests per minute and concurrent requests of an API key and of its organization, shared by
- * every replica. Runs after the CredentialGuard; console (JWT) requests are not limited here.
+ * every replica: the key's or the organization's own figures where auth has them, else the defaults. Runs after the CredentialGuard; console (JWT) requests are not limited here.
  */
 @Injectable()
 export class ApiKeyRateLimitGuard implements CanActivate {
   private readonly logger = new Logger(ApiKeyRateLimitGuard.name);
-  private readonly perKey: RateLimitPolicy;
-  private readonly perOrganization: RateLimitPolicy;
+  private readonly defaults: { key: RateLimitOverrides; organization: RateLimitOverrides };
 
   constructor(
     private readonly limiter: RateLimiter,
+    private readonly overrides: ApiKeyRateLimitOverrides,
     @Inject(API_GATEWAY_ENV) env: ApiGatewayEnv,
   ) {
-    this.perKey = policy(env.RATE_LIMIT_RPM_PER_KEY, env.RATE_LIMIT_CONCURRENT_PER_KEY);
-    this.perOrganization = policy(
-      env.RATE_LIMIT_RPM_PER_ORGANIZATION,
-      env.RATE_LIMIT_CONCURRENT_PER_ORGANIZATION,
-    );
+    this.defaults = {
+      key: { requestsPerMinute: env.RATE_LIMIT_RPM_PER_KEY, concurrent: env.RATE_LIMIT_CONCURRENT_PER_KEY },
+      organization: {
+        requestsPerMinute: env.RATE_LIMIT_RPM_PER_ORGANIZATION,
+        concurrent: env.RATE_LIMIT_CONCURRENT_PER_ORGANIZATION,
+      },
+    };
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -35,9 +38,13 @@ export class ApiKeyRateLimitGuard implements CanActivate {
     const principal = http.getRequest<Request & { principal?: Principal }>().principal;
     if (principal?.kind !== 'api_key') return true;
     const response = http.getResponse<Response>();
+    const overrides = this.overrides.of(principal);
     const admissions = await Promise.all([
-      this.limiter.admit(`api-key:${principal.apiKeyId}`, this.perKey),
-      this.limiter.admit(`organization:${principal.organizationId}`, this.perOrganization),
+      this.limiter.admit(`api-key:${principal.apiKeyId}`, policy(this.defaults.key, overrides?.key)),
+      this.limiter.admit(
+        `organization:${principal.organizationId}`,
+        policy(this.defaults.organization, overrides?.organization),
+      ),
     ]);
     const admitted = admissions.filter((a) => a.admitted);
     const refused = admissions.find((a): a is Extract<Admission, { admitted: false }> => !a.admitted);
@@ -55,6 +62,11 @@ export class ApiKeyRateLimitGuard implements CanActivate {
   }
 }
 
-function policy(requestsPerMinute: number, concurrent: number): RateLimitPolicy {
-  return { requestsPerWindow: requestsPerMinute, windowMs: MINUTE_MS, concurrent, leaseTtlMs: LEASE_TTL_MS };
+function policy(defaults: RateLimitOverrides, override: RateLimitOverrides | undefined): RateLimitPolicy {
+  return {
+    requestsPerWindow: override?.requestsPerMinute ?? defaults.requestsPerMinute ?? 0,
+    windowMs: MINUTE_MS,
+    concurrent: override?.concurrent ?? defaults.concurrent ?? 0,
+    leaseTtlMs: LEASE_TTL_MS,
+  };
 }

@@ -10,6 +10,7 @@ import {
   TransportOptions,
 } from '@gw/platform';
 import { API_GATEWAY_ENV, ApiGatewayEnv } from '../api-gateway.env';
+import { ApiKeyRateLimitOverrides } from './api-key-rate-limit-overrides';
 import { ApiKeyRateLimitGuard } from './api-key-rate-limit.guard';
 import { LoginThrottle, OperatorThrottle } from './credential-attempt-throttle';
 
@@ -55,9 +56,10 @@ const OPERATOR_ACCOUNT_FREE_FAILURES = 100;
       useFactory: (store: RateLimitStore, env: ApiGatewayEnv) =>
         new OperatorThrottle(...backoffs(store, env, OPERATOR_ACCOUNT_FREE_FAILURES)),
     },
+    ApiKeyRateLimitOverrides,
     ApiKeyRateLimitGuard,
   ],
-  exports: [RateLimiter, LoginThrottle, OperatorThrottle, ApiKeyRateLimitGuard],
+  exports: [ApiKeyRateLimitOverrides, RateLimiter, LoginThrottle, OperatorThrottle, ApiKeyRateLimitGuard],
 })
 export class GatewayRateLimitsModule {}
 
