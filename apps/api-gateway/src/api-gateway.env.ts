@@ -57,19 +57,19 @@ export class ApiGatewayEnv {
   /** Rate limits of API keys and of their organizations, shared by every replica; 0 is unlimited. */
   @IsInt()
   @Min(0)
-  RATE_LIMIT_RPM_PER_KEY: number = 600;
+  RATE_LIMIT_RPM_PER_KEY: number = 1_200;
 
   @IsInt()
   @Min(0)
-  RATE_LIMIT_CONCURRENT_PER_KEY: number = 20;
+  RATE_LIMIT_CONCURRENT_PER_KEY: number = 32;
 
   @IsInt()
   @Min(0)
-  RATE_LIMIT_RPM_PER_ORGANIZATION: number = 3000;
+  RATE_LIMIT_RPM_PER_ORGANIZATION: number = 6_000;
 
   @IsInt()
   @Min(0)
-  RATE_LIMIT_CONCURRENT_PER_ORGANIZATION: number = 100;
+  RATE_LIMIT_CONCURRENT_PER_ORGANIZATION: number = 128;
 
   /** Failed console logins of one account allowed before the backoff starts. */
   @IsInt()

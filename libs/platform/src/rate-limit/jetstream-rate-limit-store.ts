@@ -19,10 +19,18 @@ const SUBJECT_PREFIX = 'gw.rate-limit.';
 
 /** Writers on other replicas that changed the same record first; past this many the update gives up. */
 const MAX_CONFLICTS = 50;
+/** Enough for the keys, organizations and addresses active on one replica; the oldest go first. */
+const LAST_WRITTEN_MAX_ENTRIES = 10_000;
 
 interface StoredRecord {
   value: unknown;
   expiresAt: number;
+}
+
+/** A record and its stream sequence, as this replica last wrote or read it. */
+interface KnownRecord {
+  seq: number;
+  record: StoredRecord | null;
 }
 
 interface Connected {
@@ -36,12 +44,15 @@ interface Connected {
  * that keeps the last message of each subject, the way a NATS KV bucket does. An update reads the
  * last message and publishes the next one on condition that it is still the last
  * (`Nats-Expected-Last-Subject-Sequence`), retrying when another replica wrote first. Updates of one
- * key on this replica run one after the other, so only replicas contend. Cost: two round trips to
- * NATS per update.
+ * key on this replica run one after the other, so only replicas contend. Cost: one round trip to
+ * NATS per update while this replica was the last to write the key (it remembers what it wrote),
+ * two (read, then write) after another replica wrote it.
  */
 export class JetStreamRateLimitStore extends RateLimitStore implements OnApplicationShutdown {
   private connection?: Promise<Connected>;
   private readonly queues = new Map<string, Promise<unknown>>();
+  /** What this replica wrote last per subject: while no other replica writes it, an update is one round trip. */
+  private readonly lastWritten = new Map<string, KnownRecord>();
 
   constructor(private readonly servers: string) {
     super();
@@ -78,20 +89,34 @@ export class JetStreamRateLimitStore extends RateLimitStore implements OnApplica
   ): Promise<T> {
     const { js, jsm } = await this.connected();
     const subject = subjectOf(key);
+    let known = this.lastWritten.get(subject) ?? null;
     for (let conflicts = 0; ; conflicts++) {
-      const stored = await jsm.streams.getMessage(RATE_LIMIT_STREAM, { last_by_subj: subject });
+      if (!known) {
+        const stored = await jsm.streams.getMessage(RATE_LIMIT_STREAM, { last_by_subj: subject });
+        known = stored ? { seq: stored.seq, record: stored.json<StoredRecord>() } : { seq: 0, record: null };
+      }
       const now = Date.now();
-      const value = change(stored ? liveValue<T>(stored.json<StoredRecord>(), now) : null, now);
+      const value = change(known.record ? liveValue<T>(known.record, now) : null, now);
       const record: StoredRecord = { value, expiresAt: now + Math.min(ttlMs, RATE_LIMIT_RECORD_MAX_TTL_MS) };
       try {
-        await js.publish(subject, JSON.stringify(record), {
-          expect: { lastSubjectSequence: stored?.seq ?? 0 },
+        const ack = await js.publish(subject, JSON.stringify(record), {
+          expect: { lastSubjectSequence: known.seq },
         });
+        this.remember(subject, { seq: ack.seq, record });
         return value;
       } catch (err) {
+        this.lastWritten.delete(subject);
+        known = null;
         if (!isWrongLastSequence(err) || conflicts >= MAX_CONFLICTS) throw err;
       }
     }
+  }
+
+  private remember(subject: string, written: KnownRecord): void {
+    this.lastWritten.delete(subject);
+    this.lastWritten.set(subject, written);
+    if (this.lastWritten.size > LAST_WRITTEN_MAX_ENTRIES)
+      this.lastWritten.delete(this.lastWritten.keys().next().value as string);
   }
 
   private connected(): Promise<Connected> {
