@@ -34,4 +34,12 @@ describe('JetStreamRateLimitStore', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(await replicas[0].get('short')).toBeNull();
   });
+
+  it('fails with service_unavailable, not an internal error, while NATS cannot be reached', async () => {
+    const unreachable = new JetStreamRateLimitStore('nats://127.0.0.1:1');
+    await expect(unreachable.update('key', 1_000, () => 1)).rejects.toMatchObject({
+      code: 'service_unavailable',
+    });
+    await expect(unreachable.get('key')).rejects.toMatchObject({ code: 'service_unavailable' });
+  });
 });

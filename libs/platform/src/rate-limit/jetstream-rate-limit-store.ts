@@ -11,6 +11,7 @@ import {
   StorageType,
 } from '@nats-io/jetstream';
 import { connect, NatsConnection } from '@nats-io/transport-node';
+import { DomainError } from '@gw/contracts';
 import { createHash } from 'node:crypto';
 import { RATE_LIMIT_RECORD_MAX_TTL_MS, RateLimitStore } from './rate-limit-store';
 
@@ -58,18 +59,18 @@ export class JetStreamRateLimitStore extends RateLimitStore implements OnApplica
     super();
   }
 
-  async get<T>(key: string): Promise<T | null> {
-    const { jsm } = await this.connected();
-    const stored = await jsm.streams.getMessage(RATE_LIMIT_STREAM, { last_by_subj: subjectOf(key) });
-    return stored ? liveValue<T>(stored.json<StoredRecord>(), Date.now()) : null;
+  get<T>(key: string): Promise<T | null> {
+    return unavailableAsDomainError(async () => {
+      const { jsm } = await this.connected();
+      const stored = await jsm.streams.getMessage(RATE_LIMIT_STREAM, { last_by_subj: subjectOf(key) });
+      return stored ? liveValue<T>(stored.json<StoredRecord>(), Date.now()) : null;
+    });
   }
 
   update<T>(key: string, ttlMs: number, change: (current: T | null, now: number) => T): Promise<T> {
     const previous = this.queues.get(key) ?? Promise.resolve();
-    const next = previous.then(
-      () => this.compareAndSet(key, ttlMs, change),
-      () => this.compareAndSet(key, ttlMs, change),
-    );
+    const run = () => unavailableAsDomainError(() => this.compareAndSet(key, ttlMs, change));
+    const next = previous.then(run, run);
     this.queues.set(key, next);
     const forget = () => {
       if (this.queues.get(key) === next) this.queues.delete(key);
@@ -126,7 +127,12 @@ export class JetStreamRateLimitStore extends RateLimitStore implements OnApplica
       await ensureStream(jsm);
       return { nc, jsm, js: jetstream(nc) };
     })();
-    return this.connection;
+    // A failed connection is tried again by the next update rather than remembered.
+    const connection = this.connection;
+    void connection.catch(() => {
+      if (this.connection === connection) this.connection = undefined;
+    });
+    return connection;
   }
 }
 
@@ -161,6 +167,19 @@ function subjectOf(key: string): string {
 
 function liveValue<T>(record: StoredRecord, now: number): T | null {
   return record.expiresAt > now ? (record.value as T) : null;
+}
+
+/** NATS being down fails the request with a 503, as an unavailable service does, never a 500. */
+async function unavailableAsDomainError<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof DomainError) throw err;
+    throw new DomainError(
+      'service_unavailable',
+      `The rate limit store is not available: ${(err as Error).message}`,
+    );
+  }
 }
 
 function isWrongLastSequence(err: unknown): boolean {
