@@ -119,6 +119,11 @@ try {
         DATA_DIR: dataDir,
         EMBEDDED_PG_PORT: String(await freePort()),
         LOG_LEVEL: 'warn',
+        // The limiter runs (its cost is part of the overhead) but the bench's requests stay under it.
+        RATE_LIMIT_RPM_PER_KEY: '1000000',
+        RATE_LIMIT_RPM_PER_ORGANIZATION: '1000000',
+        RATE_LIMIT_CONCURRENT_PER_KEY: '1000',
+        RATE_LIMIT_CONCURRENT_PER_ORGANIZATION: '1000',
       },
       /Demo API key\s+(\S+)/,
     );

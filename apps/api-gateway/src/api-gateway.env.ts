@@ -37,6 +37,50 @@ export class ApiGatewayEnv extends WithSyncWait(WithJwtSecret(WithHttpListener(N
   @Min(1024)
   @Max(64 * 1024 * 1024)
   JSON_BODY_LIMIT_BYTES: number = 4 * 1024 * 1024;
+
+  /**
+   * Comma-separated addresses or CIDR ranges of the proxies in front of the gateway (or `loopback`,
+   * `linklocal`, `uniquelocal`). Only their X-Forwarded-For hops are believed; empty trusts none.
+   */
+  @IsString()
+  TRUSTED_PROXIES: string = '';
+
+  /** Rate limits of API keys and of their organizations, shared by every replica; 0 is unlimited. */
+  @IsInt()
+  @Min(0)
+  RATE_LIMIT_RPM_PER_KEY: number = 1_200;
+
+  @IsInt()
+  @Min(0)
+  RATE_LIMIT_CONCURRENT_PER_KEY: number = 32;
+
+  @IsInt()
+  @Min(0)
+  RATE_LIMIT_RPM_PER_ORGANIZATION: number = 6_000;
+
+  @IsInt()
+  @Min(0)
+  RATE_LIMIT_CONCURRENT_PER_ORGANIZATION: number = 128;
+
+  /** Failed console logins of one account allowed before the backoff starts. */
+  @IsInt()
+  @Min(0)
+  AUTH_FREE_FAILURES_PER_ACCOUNT: number = 5;
+
+  /** Failed logins and operator API attempts from one client address before the backoff starts. */
+  @IsInt()
+  @Min(0)
+  AUTH_FREE_FAILURES_PER_ADDRESS: number = 20;
+
+  /** The first wait of the backoff; it doubles with every further failure up to AUTH_BACKOFF_MAX_MS. */
+  @IsInt()
+  @Min(1)
+  AUTH_BACKOFF_BASE_MS: number = 1_000;
+
+  @IsInt()
+  @Min(1)
+  @Max(3_600_000)
+  AUTH_BACKOFF_MAX_MS: number = 900_000;
 }
 
 export const API_GATEWAY_ENV = Symbol('API_GATEWAY_ENV');

@@ -17,8 +17,10 @@ import { GatewayFormatsModule } from './formats/gateway-formats.module';
 import { HealthController } from './health/health.controller';
 import { RequestBodyInterceptor } from './http/request-body.interceptor';
 import { answerUnknownRoutesWithEnvelope, configureRequestParsing } from './http/request-parsing';
+import { configureTrustedProxies } from './http/trusted-proxies';
 import { GatewayInferenceModule } from './inference/gateway-inference.module';
 import { GatewayMediaModule } from './media/gateway-media.module';
+import { GatewayRateLimitsModule } from './rate-limits/gateway-rate-limits.module';
 import { GatewayStorageModule } from './storage/gateway-storage.module';
 import { GatewayTranscriptionsModule } from './transcriptions/gateway-transcriptions.module';
 
@@ -38,6 +40,7 @@ export class ApiGatewayModule {
       global: true,
       imports: [
         TransportModule.forRoot(options.transport),
+        GatewayRateLimitsModule,
         GatewayAuthModule,
         GatewayBillingModule,
         GatewayInferenceModule,
@@ -77,6 +80,7 @@ export async function createApiGatewayApp(
   // Browser apps call the API with a bearer key, as they may call OpenAI's or OpenRouter's; no cookie
   // authorizes anything here, so any origin may, and preflights are answered for ten minutes.
   app.enableCors({ origin: '*', exposedHeaders: ['Retry-After'], maxAge: 600 });
+  configureTrustedProxies(app, options.env.TRUSTED_PROXIES);
   configureRequestParsing(app);
   app.setGlobalPrefix('api');
   app.useGlobalPipes(createValidationPipe());

@@ -22,3 +22,4 @@ export * from './transport/transport.module';
 export * from './validation/validation';
 export * from './transport/handles';
 export * from './validation/message-validation.pipe';
+export * from './rate-limit';

@@ -9,6 +9,7 @@ import {
 } from '@gw/contracts';
 import { RpcClient } from '@gw/platform';
 import type { Request } from 'express';
+import { ApiKeyRateLimitOverrides } from '../rate-limits/api-key-rate-limit-overrides';
 import { CredentialResolver } from '../security/credential-resolver';
 import { ApiKeyCache } from './api-key-cache';
 import { looksLikeJwt } from './bearer-credential';
@@ -32,6 +33,7 @@ export class GatewayCredentialResolver extends CredentialResolver {
     private readonly rpc: RpcClient,
     private readonly cache: ApiKeyCache,
     private readonly jwtStrategy: JwtStrategy,
+    private readonly rateLimitOverrides: ApiKeyRateLimitOverrides,
   ) {
     super();
   }
@@ -54,7 +56,9 @@ export class GatewayCredentialResolver extends CredentialResolver {
     const cached = this.cache.get(keyHash);
     if (cached) return cached;
     const lookupStartedAt = this.cache.begin();
-    const principal = await this.rpc.request(AuthContracts.resolveApiKey, { keyHash });
+    const principal = this.rateLimitOverrides.split(
+      await this.rpc.request(AuthContracts.resolveApiKey, { keyHash }),
+    );
     this.cache.set(keyHash, principal, lookupStartedAt);
     return principal;
   }

@@ -1,20 +1,26 @@
-import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiForbiddenResponse,
   ApiOkResponse,
   ApiOperation,
   ApiTags,
+  ApiTooManyRequestsResponse,
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import { AccessToken, AuthContracts } from '@gw/contracts';
 import { AccessTokenDto, ErrorEnvelopeDto, LoginDto } from '@gw/dto';
 import { RpcClient } from '@gw/platform';
+import type { Request, Response } from 'express';
+import { LoginThrottle } from '../rate-limits/credential-attempt-throttle';
 
 @ApiTags('auth')
 @Controller('auth')
 export class LoginController {
-  constructor(private readonly rpc: RpcClient) {}
+  constructor(
+    private readonly rpc: RpcClient,
+    private readonly throttle: LoginThrottle,
+  ) {}
 
   @Post('login')
   @HttpCode(200)
@@ -26,11 +32,21 @@ export class LoginController {
     description: 'Not a member of the organization (or of any)',
     type: ErrorEnvelopeDto,
   })
-  login(@Body() body: LoginDto): Promise<AccessToken> {
-    return this.rpc.request(AuthContracts.login, {
-      email: body.email,
-      password: body.password,
-      ...(body.organizationId ? { organizationId: body.organizationId } : {}),
-    });
+  @ApiTooManyRequestsResponse({
+    description: 'Too many failed logins of this account or from this address; see Retry-After',
+    type: ErrorEnvelopeDto,
+  })
+  login(
+    @Body() body: LoginDto,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<AccessToken> {
+    return this.throttle.attempt(request.ip ?? '', body.email, response, () =>
+      this.rpc.request(AuthContracts.login, {
+        email: body.email,
+        password: body.password,
+        ...(body.organizationId ? { organizationId: body.organizationId } : {}),
+      }),
+    );
   }
 }

@@ -6,29 +6,41 @@ import {
   Injectable,
   UseGuards,
 } from '@nestjs/common';
-import { ApiBearerAuth, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiTooManyRequestsResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import { DomainError } from '@gw/contracts';
 import { ErrorEnvelopeDto } from '@gw/dto';
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import { API_GATEWAY_ENV, ApiGatewayEnv } from '../api-gateway.env';
+import { OperatorThrottle } from '../rate-limits/credential-attempt-throttle';
 import { bearerToken } from './bearer-token';
 import { CredentialKeyed, OPERATOR_CREDENTIAL_KEY } from './credential-key';
 
-/** The operator API (DESIGN.md §4): `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time. */
+/**
+ * The operator API (DESIGN.md §4): `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time,
+ * with a backoff after failures per client address and for the operator account.
+ */
 @Injectable()
 export class AdminTokenGuard implements CanActivate {
   private readonly expected: Buffer;
 
-  constructor(@Inject(API_GATEWAY_ENV) env: ApiGatewayEnv) {
+  constructor(
+    @Inject(API_GATEWAY_ENV) env: ApiGatewayEnv,
+    private readonly throttle: OperatorThrottle,
+  ) {
     this.expected = digest(env.ADMIN_TOKEN);
   }
 
-  canActivate(context: ExecutionContext): boolean {
-    const request = context.switchToHttp().getRequest<Request & CredentialKeyed>();
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const http = context.switchToHttp();
+    const request = http.getRequest<Request & CredentialKeyed>();
+    const address = request.ip ?? '';
+    await this.throttle.check(address, http.getResponse<Response>());
     const token = bearerToken(request.headers.authorization);
-    if (!timingSafeEqual(digest(token), this.expected))
+    if (!timingSafeEqual(digest(token), this.expected)) {
+      await this.throttle.failed(address);
       throw new DomainError('unauthorized', 'Invalid admin token');
+    }
     request.credentialKey = OPERATOR_CREDENTIAL_KEY;
     return true;
   }
@@ -39,6 +51,10 @@ export function AdminOnly() {
     UseGuards(AdminTokenGuard),
     ApiBearerAuth('admin-token'),
     ApiUnauthorizedResponse({ description: 'Missing or invalid admin token', type: ErrorEnvelopeDto }),
+    ApiTooManyRequestsResponse({
+      description: 'Too many failed attempts from this address or on the operator account; see Retry-After',
+      type: ErrorEnvelopeDto,
+    }),
   );
 }
 

@@ -5,9 +5,15 @@ import {
   SetMetadata,
   UseGuards,
 } from '@nestjs/common';
-import { ApiBearerAuth, ApiForbiddenResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiForbiddenResponse,
+  ApiTooManyRequestsResponse,
+  ApiUnauthorizedResponse,
+} from '@nestjs/swagger';
 import type { Principal } from '@gw/contracts';
 import { ErrorEnvelopeDto } from '@gw/dto';
+import { ApiKeyRateLimitGuard } from '../rate-limits/api-key-rate-limit.guard';
 import { CredentialGuard } from './credential.guard';
 
 export type CredentialKind = Principal['kind'];
@@ -18,11 +24,15 @@ export function Authenticated(...kinds: CredentialKind[]) {
   const accepted: CredentialKind[] = kinds.length > 0 ? kinds : ['api_key', 'user'];
   return applyDecorators(
     SetMetadata(ACCEPTED_CREDENTIALS, accepted),
-    UseGuards(CredentialGuard),
+    UseGuards(CredentialGuard, ApiKeyRateLimitGuard),
     ApiBearerAuth(),
     ApiUnauthorizedResponse({ description: 'Missing or invalid credentials', type: ErrorEnvelopeDto }),
     ApiForbiddenResponse({
       description: 'Credential kind not allowed on this route',
+      type: ErrorEnvelopeDto,
+    }),
+    ApiTooManyRequestsResponse({
+      description: 'Rate limit of the API key or its organization; see Retry-After',
       type: ErrorEnvelopeDto,
     }),
   );

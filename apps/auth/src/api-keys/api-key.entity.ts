@@ -41,4 +41,11 @@ export class ApiKeyEntity {
   /** A copy of what billing enforces (billing answers it when they are set), kept so the console list can show it. */
   @Column('jsonb', { name: 'spending_limits', default: () => "'[]'" })
   spendingLimits!: SpendingLimit[];
+
+  /** Overrides of the gateway's default rate limits: null keeps the default, 0 lifts the limit. */
+  @Column('integer', { name: 'rate_limit_rpm', nullable: true })
+  rateLimitRpm!: number | null;
+
+  @Column('integer', { name: 'rate_limit_concurrent', nullable: true })
+  rateLimitConcurrent!: number | null;
 }

@@ -3,7 +3,6 @@ import {
   AdminCreateApiKeyRequest,
   AdminSetApiKeyLimitsRequest,
   ApiKeyList,
-  ApiKeyPrincipal,
   ApiKeySummary,
   AuthEvents,
   BillingContracts,
@@ -13,6 +12,8 @@ import {
   CreatedApiKey,
   DomainError,
   KeyLimits,
+  RateLimitOverrides,
+  ResolvedApiKey,
   SPENDING_LIMIT_PERIODS,
   SpendingLimit,
   Success,
@@ -95,7 +96,7 @@ export class ApiKeyService {
     return { success: true };
   }
 
-  async resolve(keyHash: string): Promise<ApiKeyPrincipal> {
+  async resolve(keyHash: string): Promise<ResolvedApiKey> {
     const key = await this.keys.findActiveByHash(keyHash);
     if (!key) throw new DomainError('invalid_api_key', 'Invalid API key');
     const now = new Date();
@@ -107,6 +108,7 @@ export class ApiKeyService {
         new Date(now.getTime() - LAST_USED_RESOLUTION_MS),
       );
     }
+    const organization = await this.organizations.findById(key.organizationId);
     return {
       kind: 'api_key',
       organizationId: key.organizationId,
@@ -114,6 +116,14 @@ export class ApiKeyService {
       apiKeyName: key.name,
       apiKeyShort: key.short,
       userId: key.userId,
+      ...(hasOverride(key) || (organization && hasOverride(organization))
+        ? {
+            rateLimits: {
+              key: overridesOf(key),
+              organization: organization ? overridesOf(organization) : NO_OVERRIDES,
+            },
+          }
+        : {}),
     };
   }
 
@@ -190,4 +200,19 @@ function shortestPeriod(limits: SpendingLimit[]): SpendingLimit {
   return [...limits].sort(
     (a, b) => SPENDING_LIMIT_PERIODS.indexOf(a.period) - SPENDING_LIMIT_PERIODS.indexOf(b.period),
   )[0];
+}
+
+interface RateLimitColumns {
+  rateLimitRpm: number | null;
+  rateLimitConcurrent: number | null;
+}
+
+const NO_OVERRIDES: RateLimitOverrides = { requestsPerMinute: null, concurrent: null };
+
+function hasOverride(row: RateLimitColumns): boolean {
+  return row.rateLimitRpm !== null || row.rateLimitConcurrent !== null;
+}
+
+function overridesOf(row: RateLimitColumns): RateLimitOverrides {
+  return { requestsPerMinute: row.rateLimitRpm, concurrent: row.rateLimitConcurrent };
 }

@@ -5,6 +5,7 @@ import { OrganizationEntity } from '../organizations/organization.entity';
 import { UserEntity } from '../users/user.entity';
 import { CreateAuthTables1763900000000 } from './migrations/1763900000000-create-auth-tables';
 import { ApiKeySpendingLimits1764100000000 } from './migrations/1764100000000-api-key-spending-limits';
+import { RateLimitOverrides1764300000000 } from './migrations/1764300000000-rate-limit-overrides';
 
 export const AUTH_SCHEMA = 'auth';
 
@@ -16,6 +17,10 @@ export function authDatabase(url: string): ServiceDatabaseOptions {
     url,
     schema: AUTH_SCHEMA,
     entities: AUTH_ENTITIES,
-    migrations: [CreateAuthTables1763900000000, ApiKeySpendingLimits1764100000000],
+    migrations: [
+      CreateAuthTables1763900000000,
+      ApiKeySpendingLimits1764100000000,
+      RateLimitOverrides1764300000000,
+    ],
   };
 }

@@ -10,4 +10,11 @@ export class OrganizationEntity {
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
+
+  /** Overrides of the gateway's default rate limits: null keeps the default, 0 lifts the limit. */
+  @Column('integer', { name: 'rate_limit_rpm', nullable: true })
+  rateLimitRpm!: number | null;
+
+  @Column('integer', { name: 'rate_limit_concurrent', nullable: true })
+  rateLimitConcurrent!: number | null;
 }

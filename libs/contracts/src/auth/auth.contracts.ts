@@ -35,6 +35,24 @@ export class ResolveApiKeyRequest {
   keyHash!: string;
 }
 
+/** Overrides of the gateway's default rate limits: null keeps the default, 0 lifts the limit. */
+export interface RateLimitOverrides {
+  requestsPerMinute: number | null;
+  concurrent: number | null;
+}
+
+export interface ApiKeyRateLimits {
+  key: RateLimitOverrides;
+  organization: RateLimitOverrides;
+}
+
+/**
+ * What auth answers for a key: its principal, and `rateLimits` only when the key or its
+ * organization overrides a default. The gateway keeps the limits to itself; only the principal
+ * travels on with the request.
+ */
+export type ResolvedApiKey = ApiKeyPrincipal & { rateLimits?: ApiKeyRateLimits };
+
 export class ApiKeyRevokedEvent {
   @IsUUID()
   apiKeyId!: string;
@@ -222,7 +240,7 @@ export interface Success {
 }
 
 export const AuthContracts = {
-  resolveApiKey: rpc<ResolveApiKeyRequest, ApiKeyPrincipal>('auth.v1.resolve-api-key', ResolveApiKeyRequest),
+  resolveApiKey: rpc<ResolveApiKeyRequest, ResolvedApiKey>('auth.v1.resolve-api-key', ResolveApiKeyRequest),
   login: rpc<LoginRequest, AccessToken>('auth.v1.login', LoginRequest),
   /** The membership as it is now (a console JWT carries the role it had at login); forbidden when there is none. */
   currentMembership: rpc<CurrentMembershipRequest, Membership>(

@@ -1,0 +1,110 @@
+import { FailureBackoff } from './failure-backoff';
+import { InMemoryRateLimitStore } from './in-memory-rate-limit-store';
+import { RateLimiter, RateLimitPolicy } from './rate-limiter';
+
+const policy: RateLimitPolicy = { requestsPerWindow: 3, windowMs: 60_000, concurrent: 2, leaseTtlMs: 60_000 };
+
+describe('RateLimiter', () => {
+  it('admits the requests of one window up to the limit and tells when the window ends', async () => {
+    const limiter = new RateLimiter(new InMemoryRateLimitStore());
+    const unlimitedConcurrency = { ...policy, concurrent: 0 };
+    for (let i = 0; i < 3; i++)
+      expect((await limiter.admit('key', unlimitedConcurrency)).admitted).toBe(true);
+    const refused = await limiter.admit('key', unlimitedConcurrency);
+    expect(refused).toEqual({ admitted: false, reason: 'requests', retryAfterMs: expect.any(Number) });
+    expect(refused.admitted === false && refused.retryAfterMs).toBeGreaterThan(0);
+    expect(refused.admitted === false && refused.retryAfterMs).toBeLessThanOrEqual(60_000);
+    expect((await limiter.admit('other key', unlimitedConcurrency)).admitted).toBe(true);
+  });
+
+  it('holds a lease per request until it is released', async () => {
+    const limiter = new RateLimiter(new InMemoryRateLimitStore());
+    const unlimitedRate = { ...policy, requestsPerWindow: 0 };
+    const first = await limiter.admit('key', unlimitedRate);
+    const second = await limiter.admit('key', unlimitedRate);
+    expect(await limiter.admit('key', unlimitedRate)).toMatchObject({
+      admitted: false,
+      reason: 'concurrent',
+    });
+    if (!first.admitted || !second.admitted) throw new Error('the first two were admitted');
+    await first.release();
+    expect((await limiter.admit('key', unlimitedRate)).admitted).toBe(true);
+  });
+
+  it('gives back the count of a request cancelled because another limit refused it', async () => {
+    const limiter = new RateLimiter(new InMemoryRateLimitStore());
+    const onePerWindow = { ...policy, requestsPerWindow: 1 };
+    const admitted = await limiter.admit('key', onePerWindow);
+    if (!admitted.admitted) throw new Error('the first was admitted');
+    await admitted.cancel();
+    expect((await limiter.admit('key', onePerWindow)).admitted).toBe(true);
+    expect((await limiter.admit('key', onePerWindow)).admitted).toBe(false);
+  });
+
+  it('stops counting a lease that was never released once its time is up', async () => {
+    const limiter = new RateLimiter(new InMemoryRateLimitStore());
+    const shortLeases = { ...policy, requestsPerWindow: 0, concurrent: 1, leaseTtlMs: 50 };
+    expect((await limiter.admit('key', shortLeases)).admitted).toBe(true);
+    expect((await limiter.admit('key', shortLeases)).admitted).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect((await limiter.admit('key', shortLeases)).admitted).toBe(true);
+  });
+});
+
+describe('FailureBackoff', () => {
+  const backoff = () =>
+    new FailureBackoff(new InMemoryRateLimitStore(), {
+      freeFailures: 2,
+      baseDelayMs: 1_000,
+      maxDelayMs: 4_000,
+      memoryMs: 60_000,
+    });
+
+  it('lets the free failures through, then doubles the wait up to the bound', async () => {
+    const subject = backoff();
+    jest.useFakeTimers({ now: 1_000_000, doNotFake: ['setTimeout', 'setImmediate', 'nextTick'] });
+    try {
+      expect(await subject.attempt('a')).toBe(0);
+      expect(await subject.attempt('a')).toBe(0);
+      expect(await subject.attempt('a')).toBe(0);
+      expect(await subject.attempt('a')).toBe(1_000);
+      const waits = [];
+      for (let i = 0; i < 4; i++) {
+        jest.setSystemTime(Date.now() + (await subject.attempt('a')));
+        expect(await subject.attempt('a')).toBe(0);
+        waits.push(await subject.attempt('a'));
+      }
+      expect(waits).toEqual([2_000, 4_000, 4_000, 4_000]);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
+  it('forgets every failure on reset, and one on forgive', async () => {
+    const subject = backoff();
+    await subject.attempt('a');
+    await subject.attempt('a');
+    await subject.forgive('a');
+    expect(await subject.attempt('a')).toBe(0);
+    expect(await subject.attempt('a')).toBe(0);
+    expect(await subject.attempt('a')).toBeGreaterThan(0);
+    await subject.reset('a');
+    expect(await subject.attempt('a')).toBe(0);
+  });
+});
+
+describe('FailureBackoff counting failures only', () => {
+  it('waits only once the failures exceed the free ones', async () => {
+    const subject = new FailureBackoff(new InMemoryRateLimitStore(), {
+      freeFailures: 1,
+      baseDelayMs: 10_000,
+      maxDelayMs: 10_000,
+      memoryMs: 60_000,
+    });
+    await subject.fail('a');
+    expect(await subject.waitFor('a')).toBe(0);
+    await subject.fail('a');
+    expect(await subject.waitFor('a')).toBeGreaterThan(9_000);
+    expect(await subject.waitFor('b')).toBe(0);
+  });
+});
