@@ -1,7 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ServiceDatabaseModule, TransportModule, TransportOptions } from '@gw/platform';
-import { loadCatalogue } from './catalogue/catalogue-loader';
-import { ModelCatalogue } from './catalogue/model-catalogue';
+import { loadCatalogue, ModelCatalogue } from '@gw/catalogue';
 import { ModelsHandler } from './catalogue/models.handler';
 import { ChatCompletionHandler } from './chat/chat-completion.handler';
 import { CHAT_SETTINGS, ChatCompletionService } from './chat/chat-completion.service';
@@ -21,7 +20,7 @@ import { TranscriptionHandler } from './transcriptions/transcription.handler';
 import { TranscriptionService } from './transcriptions/transcription.service';
 
 export { InferenceEnv } from './inference.env';
-export { CatalogueError } from './catalogue/catalogue-loader';
+export { CatalogueError } from '@gw/catalogue';
 export const INFERENCE_QUEUE = 'inference';
 
 export interface InferenceOptions {

@@ -2,7 +2,7 @@ import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { InferenceContracts, ModelList } from '@gw/contracts';
 import { ModelListQueryDto } from '@gw/dto';
-import { ModelCatalogue } from './model-catalogue';
+import { ModelCatalogue } from '@gw/catalogue';
 
 @Controller()
 export class ModelsHandler {

@@ -2,7 +2,7 @@ import Decimal from 'decimal.js';
 import { ChatCompletionChunk, DomainError, GenerationResponseMode, TokenUsage } from '@gw/contracts';
 import type { ChatCompletionRequestDto, ChatCompletionRpcMessageDto, ChatMessageDto } from '@gw/dto';
 import { chatCost, roundCost } from '@gw/pricing';
-import type { CatalogueModel, ProviderRoute } from '../catalogue/catalogue-loader';
+import type { CatalogueModel, ProviderRoute } from '@gw/catalogue';
 import type { BilledGeneration } from '../generations/generation-billing.service';
 import type { NewAttempt } from '../generations/generation-outbox.repository';
 import { UpstreamFailure, UpstreamUsage } from '../providers/upstream-chat';

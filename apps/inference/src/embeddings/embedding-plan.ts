@@ -1,7 +1,7 @@
 import Decimal from 'decimal.js';
 import { DomainError, EmbeddingEncodingFormat, EmbeddingList, Principal } from '@gw/contracts';
 import { embeddingCost } from '@gw/pricing';
-import type { CatalogueModel, ProviderRoute } from '../catalogue/catalogue-loader';
+import type { CatalogueModel, ProviderRoute } from '@gw/catalogue';
 import type { BilledGeneration } from '../generations/generation-billing.service';
 import type { NewAttempt } from '../generations/generation-outbox.repository';
 import { estimatedTokens } from '../chat/token-estimate';

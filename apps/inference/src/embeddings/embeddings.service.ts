@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { EmbeddingList } from '@gw/contracts';
 import type { EmbeddingRpcMessageDto } from '@gw/dto';
 import { costNumber, embeddingCost, roundCost } from '@gw/pricing';
-import { ModelCatalogue } from '../catalogue/model-catalogue';
+import { ModelCatalogue } from '@gw/catalogue';
 import { attempt, upstreamDomainError } from '../chat/chat-generation';
 import { GenerationBilling, GenerationOutcome } from '../generations/generation-billing.service';
 import { UpstreamFailure } from '../providers/upstream-chat';
