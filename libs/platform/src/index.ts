@@ -16,3 +16,4 @@ export * from './transport/rpc-client';
 export * from './transport/transport-options';
 export * from './transport/transport.module';
 export * from './validation/validation';
+export * from './scheduling/periodic-task';
