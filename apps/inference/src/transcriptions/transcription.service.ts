@@ -6,11 +6,8 @@ import { detectAudioFormat, TranscriptionRpcMessageDto } from '@gw/dto';
 import { roundCost, sttCost } from '@gw/pricing';
 import type { CatalogueModel, ModelEndpoint, ProviderRoute } from '@gw/catalogue';
 import { ModelCatalogue } from '@gw/catalogue';
-import { attempt, upstreamDomainError } from '../chat/chat-generation';
-import type { NewAttempt } from '../generations/generation-outbox.repository';
-import { BilledGeneration, GenerationBilling } from '../generations/generation-billing.service';
-import { UpstreamFailure } from '../providers/upstream-chat';
-import { toUpstreamFailure } from '../providers/upstream-http';
+import type { NewAttempt } from '@gw/paid-generation';
+import { BilledGeneration, GenerationBilling, tryProvidersInOrder } from '@gw/paid-generation';
 import { audioDuration, AudioDuration } from './audio-duration';
 import { checkTranscriptionParams, transcriptionCapabilities } from './transcription-rules';
 import { billedDuration, transcriptionReply, transcriptionUsage } from './transcription-result';
@@ -65,57 +62,41 @@ export class TranscriptionService {
     const capabilities = transcriptionCapabilities(model.entry);
     checkTranscriptionParams(message.params, model.entry.id, capabilities, duration.stated ?? duration.lower);
     const transcription = await this.reserve(message, model, duration);
-    let failure: UpstreamFailure | null = null;
-    for (const route of model.routes) {
-      const started = Date.now();
-      try {
-        const upstream = await this.upstream.transcribe({
-          baseUrl: route.baseUrl,
-          apiKey: route.apiKey,
-          upstreamModel: route.upstreamModel,
-          audio,
-          filename: message.audio.filename,
-          mimeType: MIME_TYPES[message.audio.format],
-          params: message.params,
-          upstreamFormat: capabilities.diarizing
-            ? 'diarized_json'
-            : message.params.include?.length
-              ? 'json'
-              : 'verbose_json',
-        });
-        transcription.attempts.push(attempt(route, transcription.attempts.length + 1, started, null));
-        const billed = billedDuration(upstream, duration);
-        const cost = this.cost(route, billed, transcription.reserved);
-        await this.finish(transcription, {
-          status: 'completed',
-          provider: route.name,
-          error: null,
-          cost,
-          finishedOutputAt: Date.now(),
-        });
-        return transcriptionReply(
-          transcription.id,
-          model.entry.id,
-          message.params,
-          upstream,
-          transcriptionUsage(billed, cost),
-        );
-      } catch (err) {
-        failure = toUpstreamFailure(err);
-        transcription.attempts.push(attempt(route, transcription.attempts.length + 1, started, failure));
-        if (!failure.retryable) break;
-      }
-    }
-    const error = upstreamDomainError(failure);
-    const provider = transcription.attempts.at(-1)?.provider ?? null;
+    const end = await tryProvidersInOrder(model.routes, transcription.attempts, (route) =>
+      this.upstream.transcribe({
+        baseUrl: route.baseUrl,
+        apiKey: route.apiKey,
+        upstreamModel: route.upstreamModel,
+        audio,
+        filename: message.audio.filename,
+        mimeType: MIME_TYPES[message.audio.format],
+        params: message.params,
+        upstreamFormat: capabilities.diarizing
+          ? 'diarized_json'
+          : message.params.include?.length
+            ? 'json'
+            : 'verbose_json',
+      }),
+    );
+    if (end.outcome === 'exhausted')
+      throw await this.billing.failed(this.billed(transcription, null), end.failure);
+    const { route, value: upstream } = end;
+    const billed = billedDuration(upstream, duration);
+    const cost = this.cost(route, billed, transcription.reserved);
     await this.finish(transcription, {
-      status: 'failed',
-      provider,
-      error: { code: error.code, message: error.message },
-      cost: new Decimal(0),
-      finishedOutputAt: null,
+      status: 'completed',
+      provider: route.name,
+      error: null,
+      cost,
+      finishedOutputAt: Date.now(),
     });
-    throw error;
+    return transcriptionReply(
+      transcription.id,
+      model.entry.id,
+      message.params,
+      upstream,
+      transcriptionUsage(billed, cost),
+    );
   }
 
   /** The named model, or the catalogue's first transcription model: the classic one in the demo catalogue. */

@@ -9,11 +9,12 @@ import {
 import { RpcClient } from '@gw/platform';
 import { costString } from '@gw/pricing';
 import Decimal from 'decimal.js';
-import type { NewAttempt } from './generation-outbox.repository';
+import type { NewAttempt } from './paid-generation-tables';
 import { GenerationRecorder } from './generation-recorder.service';
 import { ReservedGeneration, reserveRequest } from './reserve-request';
+import { UpstreamFailure, upstreamDomainError } from './upstream-failure';
 
-/** What every paid generation (chat, embedding, transcription) knows about itself while it runs. */
+/** What every paid generation (chat, embedding, transcription, media) knows about itself while it runs. */
 export interface BilledGeneration extends ReservedGeneration {
   modelDisplayName: string;
   startedAt: Date;
@@ -114,6 +115,23 @@ export class GenerationBilling {
       }
       throw error;
     }
+  }
+
+  /**
+   * No provider produced an answer: recorded failed at zero cost, which releases the hold, against
+   * the last provider tried. Answers the error the client is told.
+   */
+  async failed(generation: BilledGeneration, failure: UpstreamFailure | null): Promise<DomainError> {
+    const error = upstreamDomainError(failure);
+    await this.finish(generation, {
+      status: 'failed',
+      provider: generation.attempts.at(-1)?.provider ?? null,
+      finishReason: null,
+      usage: null,
+      cost: new Decimal(0),
+      error: { code: error.code, message: error.message },
+    });
+    return error;
   }
 
   async finish(generation: BilledGeneration, outcome: GenerationOutcome): Promise<void> {
