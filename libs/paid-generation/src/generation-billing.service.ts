@@ -78,6 +78,18 @@ export function generationFinishedEvent(
   };
 }
 
+/** A generation that produced nothing: it costs nothing, so its hold is released whole. */
+function failedOutcome(provider: string | null, error: DomainError): GenerationOutcome {
+  return {
+    status: 'failed',
+    provider,
+    finishReason: null,
+    usage: null,
+    cost: new Decimal(0),
+    error: { code: error.code, message: error.message },
+  };
+}
+
 /**
  * The two money steps every paid generation shares: hold its maximum cost before the upstream
  * call, and report how it ended (a durable event that billing settles) whatever the outcome.
@@ -103,16 +115,7 @@ export class GenerationBilling {
       const error =
         err instanceof DomainError ? err : new DomainError('service_unavailable', 'Billing is not available');
       // A reservation that timed out may still exist; the failed event releases it.
-      if (!REFUSALS.has(error.code)) {
-        await this.finish(generation, {
-          status: 'failed',
-          provider: null,
-          finishReason: null,
-          usage: null,
-          cost: new Decimal(0),
-          error: { code: error.code, message: error.message },
-        });
-      }
+      if (!REFUSALS.has(error.code)) await this.finish(generation, failedOutcome(null, error));
       throw error;
     }
   }
@@ -123,14 +126,7 @@ export class GenerationBilling {
    */
   async failed(generation: BilledGeneration, failure: UpstreamFailure | null): Promise<DomainError> {
     const error = upstreamDomainError(failure);
-    await this.finish(generation, {
-      status: 'failed',
-      provider: generation.attempts.at(-1)?.provider ?? null,
-      finishReason: null,
-      usage: null,
-      cost: new Decimal(0),
-      error: { code: error.code, message: error.message },
-    });
+    await this.finish(generation, failedOutcome(generation.attempts.at(-1)?.provider ?? null, error));
     return error;
   }
 

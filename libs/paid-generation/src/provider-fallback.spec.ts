@@ -20,7 +20,7 @@ describe('tryProvidersInOrder', () => {
   it('answers with the first provider and records one completed attempt', async () => {
     const attempts: NewAttempt[] = [];
     const { called, call } = calls({ First: 'one' });
-    const end = await tryProvidersInOrder(routes, attempts, call);
+    const end = await tryProvidersInOrder({ routes, attempts }, call);
     expect(end).toMatchObject({ outcome: 'answered', route: { name: 'First' }, value: 'one' });
     expect(called).toEqual(['First']);
     expect(attempts).toEqual([
@@ -35,7 +35,7 @@ describe('tryProvidersInOrder', () => {
       Second: new UpstreamFailure('timeout', 'slow'),
       Third: 'three',
     });
-    const end = await tryProvidersInOrder(routes, attempts, call);
+    const end = await tryProvidersInOrder({ routes, attempts }, call);
     expect(end).toMatchObject({ outcome: 'answered', route: { name: 'Third' }, value: 'three' });
     expect(called).toEqual(['First', 'Second', 'Third']);
     expect(attempts.map((a) => [a.attempt, a.provider, a.status, a.errorCode, a.httpStatus])).toEqual([
@@ -49,7 +49,7 @@ describe('tryProvidersInOrder', () => {
     const attempts: NewAttempt[] = [];
     const refused = new UpstreamFailure('status', 'bad request', 400);
     const { called, call } = calls({ First: refused, Second: 'two' });
-    const end = await tryProvidersInOrder(routes, attempts, call);
+    const end = await tryProvidersInOrder({ routes, attempts }, call);
     expect(end).toEqual({ outcome: 'exhausted', failure: refused });
     expect(called).toEqual(['First']);
   });
@@ -61,12 +61,15 @@ describe('tryProvidersInOrder', () => {
       Second: new UpstreamFailure('status', 'y', 429),
       Third: last,
     });
-    expect(await tryProvidersInOrder(routes, [], call)).toEqual({ outcome: 'exhausted', failure: last });
+    expect(await tryProvidersInOrder({ routes, attempts: [] }, call)).toEqual({
+      outcome: 'exhausted',
+      failure: last,
+    });
   });
 
   it('turns what a call throws into an UpstreamFailure', async () => {
     const attempts: NewAttempt[] = [];
-    const end = await tryProvidersInOrder([{ name: 'Only' }], attempts, async () => {
+    const end = await tryProvidersInOrder({ routes: [{ name: 'Only' }], attempts }, async () => {
       throw new Error('ECONNREFUSED');
     });
     expect(end.outcome).toBe('exhausted');
@@ -77,8 +80,7 @@ describe('tryProvidersInOrder', () => {
     const attempts: NewAttempt[] = [];
     const abort = new AbortController();
     const end = await tryProvidersInOrder(
-      routes,
-      attempts,
+      { routes, attempts },
       async () => {
         abort.abort();
         throw new UpstreamFailure('aborted', 'Request cancelled');
@@ -92,7 +94,7 @@ describe('tryProvidersInOrder', () => {
   it('leaves the answering attempt open when the answer goes on after the call', async () => {
     const attempts: NewAttempt[] = [];
     const { call } = calls({ First: new UpstreamFailure('status', 'x', 500), Second: 'stream' });
-    const end = await tryProvidersInOrder(routes, attempts, call, { closesAttempt: false });
+    const end = await tryProvidersInOrder({ routes, attempts }, call, { closesAttempt: false });
     expect(end).toMatchObject({ outcome: 'answered', route: { name: 'Second' } });
     expect(attempts.map((a) => a.provider)).toEqual(['First']);
   });

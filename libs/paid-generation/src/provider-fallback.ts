@@ -38,6 +38,12 @@ export interface FallbackOptions {
   closesAttempt?: boolean;
 }
 
+/** What a fallback runs over: the providers in order, and the generation's attempt list it appends to. */
+export interface FallbackPlan<R extends FallbackRoute> {
+  routes: readonly R[];
+  attempts: NewAttempt[];
+}
+
 /** Appends one attempt to a generation's list, numbered after those already there. */
 export function recordAttempt(
   attempts: NewAttempt[],
@@ -64,23 +70,21 @@ export function recordAttempt(
  * provider would not fix, or when the client cancels.
  */
 export function tryProvidersInOrder<R extends FallbackRoute, T>(
-  routes: readonly R[],
-  attempts: NewAttempt[],
+  plan: FallbackPlan<R>,
   call: (route: R) => Promise<T>,
   options?: Omit<FallbackOptions, 'signal'>,
 ): Promise<Answered<R, T> | Exhausted>;
 export function tryProvidersInOrder<R extends FallbackRoute, T>(
-  routes: readonly R[],
-  attempts: NewAttempt[],
+  plan: FallbackPlan<R>,
   call: (route: R) => Promise<T>,
   options: FallbackOptions,
 ): Promise<FallbackEnd<R, T>>;
 export async function tryProvidersInOrder<R extends FallbackRoute, T>(
-  routes: readonly R[],
-  attempts: NewAttempt[],
+  plan: FallbackPlan<R>,
   call: (route: R) => Promise<T>,
   options: FallbackOptions = {},
 ): Promise<FallbackEnd<R, T>> {
+  const { routes, attempts } = plan;
   let failure: UpstreamFailure | null = null;
   for (const route of routes) {
     const started = Date.now();

@@ -98,8 +98,7 @@ export class ChatCompletionService {
   ): Promise<ChatCompletion> {
     const generation = await this.begin(request, 'sync', id);
     const end = await tryProvidersInOrder(
-      generation.routes,
-      generation.attempts,
+      generation,
       (route) => this.adapters.for(route.wire).complete(this.call(generation, route, signal)),
       { signal },
     );
@@ -152,12 +151,10 @@ export class ChatCompletionService {
   ): Promise<void> {
     const generation = await this.begin(request, 'stream', id);
     // The attempt that answers stays open while its stream is relayed: relay() records it at the end.
-    const end = await tryProvidersInOrder(
-      generation.routes,
-      generation.attempts,
-      (route) => this.openStream(generation, route, signal),
-      { signal, closesAttempt: false },
-    );
+    const end = await tryProvidersInOrder(generation, (route) => this.openStream(generation, route, signal), {
+      signal,
+      closesAttempt: false,
+    });
     if (end.outcome === 'cancelled')
       return this.cancelled(generation, end.route, null, generation.promptEstimate, '', null, subscriber);
     if (end.outcome === 'exhausted') {

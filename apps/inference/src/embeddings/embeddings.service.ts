@@ -51,7 +51,7 @@ export class EmbeddingsService {
     };
     await this.reserve(generation);
 
-    const end = await tryProvidersInOrder(routes, generation.attempts, (route) =>
+    const end = await tryProvidersInOrder(generation, (route) =>
       // An embedding is short and charged only once it is complete, so a client leaving does not abort it.
       this.adapter.embed({
         baseUrl: route.baseUrl,

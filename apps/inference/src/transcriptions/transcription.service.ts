@@ -62,21 +62,23 @@ export class TranscriptionService {
     const capabilities = transcriptionCapabilities(model.entry);
     checkTranscriptionParams(message.params, model.entry.id, capabilities, duration.stated ?? duration.lower);
     const transcription = await this.reserve(message, model, duration);
-    const end = await tryProvidersInOrder(model.routes, transcription.attempts, (route) =>
-      this.upstream.transcribe({
-        baseUrl: route.baseUrl,
-        apiKey: route.apiKey,
-        upstreamModel: route.upstreamModel,
-        audio,
-        filename: message.audio.filename,
-        mimeType: MIME_TYPES[message.audio.format],
-        params: message.params,
-        upstreamFormat: capabilities.diarizing
-          ? 'diarized_json'
-          : message.params.include?.length
-            ? 'json'
-            : 'verbose_json',
-      }),
+    const end = await tryProvidersInOrder(
+      { routes: model.routes, attempts: transcription.attempts },
+      (route) =>
+        this.upstream.transcribe({
+          baseUrl: route.baseUrl,
+          apiKey: route.apiKey,
+          upstreamModel: route.upstreamModel,
+          audio,
+          filename: message.audio.filename,
+          mimeType: MIME_TYPES[message.audio.format],
+          params: message.params,
+          upstreamFormat: capabilities.diarizing
+            ? 'diarized_json'
+            : message.params.include?.length
+              ? 'json'
+              : 'verbose_json',
+        }),
     );
     if (end.outcome === 'exhausted')
       throw await this.billing.failed(this.billed(transcription, null), end.failure);
