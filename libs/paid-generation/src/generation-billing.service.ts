@@ -12,7 +12,8 @@ import Decimal from 'decimal.js';
 import type { NewAttempt } from './paid-generation-tables';
 import { GenerationRecorder } from './generation-recorder.service';
 import { ReservedGeneration, reserveRequest } from './reserve-request';
-import { UpstreamFailure, upstreamDomainError } from './upstream-failure';
+import type { UpstreamFailure } from './upstream-failure';
+import { upstreamDomainError } from './upstream-failure';
 
 /** What every paid generation (chat, embedding, transcription, media) knows about itself while it runs. */
 export interface BilledGeneration extends ReservedGeneration {

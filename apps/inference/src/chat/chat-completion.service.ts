@@ -8,13 +8,12 @@ import type { ChatCompletionRequestDto, ChatCompletionRpcMessageDto } from '@gw/
 import { costNumber } from '@gw/pricing';
 import type { ProviderRoute } from '@gw/catalogue';
 import { endpointOfApiType, ModelCatalogue } from '@gw/catalogue';
+import type { GenerationOutcome, UpstreamFailure } from '@gw/paid-generation';
 import {
   GenerationBilling,
-  GenerationOutcome,
   recordAttempt,
   toUpstreamFailure,
   tryProvidersInOrder,
-  UpstreamFailure,
   upstreamDomainError,
 } from '@gw/paid-generation';
 import { ChatAdapters } from '../providers/chat-adapters';

@@ -5,7 +5,8 @@ import { EmbeddingList } from '@gw/contracts';
 import type { EmbeddingRpcMessageDto } from '@gw/dto';
 import { costNumber, embeddingCost, roundCost } from '@gw/pricing';
 import { ModelCatalogue } from '@gw/catalogue';
-import { GenerationBilling, GenerationOutcome, tryProvidersInOrder } from '@gw/paid-generation';
+import type { GenerationOutcome } from '@gw/paid-generation';
+import { GenerationBilling, tryProvidersInOrder } from '@gw/paid-generation';
 import {
   EmbeddingGeneration,
   embeddingData,

@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import Decimal from 'decimal.js';
 import { randomUUID } from 'node:crypto';
-import { AudioFormat, DomainError, GenerationFinishedEvent, TranscriptionReply } from '@gw/contracts';
+import { AudioFormat, DomainError, TranscriptionReply } from '@gw/contracts';
 import { detectAudioFormat, TranscriptionRpcMessageDto } from '@gw/dto';
 import { roundCost, sttCost } from '@gw/pricing';
 import type { CatalogueModel, ModelEndpoint, ProviderRoute } from '@gw/catalogue';
 import { ModelCatalogue } from '@gw/catalogue';
-import type { NewAttempt } from '@gw/paid-generation';
-import { BilledGeneration, GenerationBilling, tryProvidersInOrder } from '@gw/paid-generation';
+import type { BilledGeneration, NewAttempt } from '@gw/paid-generation';
+import { GenerationBilling, tryProvidersInOrder } from '@gw/paid-generation';
 import { audioDuration, AudioDuration } from './audio-duration';
 import { checkTranscriptionParams, transcriptionCapabilities } from './transcription-rules';
 import { billedDuration, transcriptionReply, transcriptionUsage } from './transcription-result';
@@ -32,11 +32,6 @@ interface Transcription {
   reserved: Decimal;
   attempts: NewAttempt[];
 }
-
-type Outcome = Pick<GenerationFinishedEvent, 'status' | 'provider' | 'error'> & {
-  cost: Decimal;
-  finishedOutputAt: number | null;
-};
 
 /**
  * One transcription: resolve the model, reserve the cost of the longest the audio can be, call the
@@ -85,13 +80,7 @@ export class TranscriptionService {
     const { route, value: upstream } = end;
     const billed = billedDuration(upstream, duration);
     const cost = this.cost(route, billed, transcription.reserved);
-    await this.finish(transcription, {
-      status: 'completed',
-      provider: route.name,
-      error: null,
-      cost,
-      finishedOutputAt: Date.now(),
-    });
+    await this.completed(transcription, route.name, cost);
     return transcriptionReply(
       transcription.id,
       model.entry.id,
@@ -141,14 +130,14 @@ export class TranscriptionService {
   }
 
   /** No token usage for audio; a completed transcription's finish reason is `stop`. */
-  private finish(transcription: Transcription, outcome: Outcome): Promise<void> {
-    return this.billing.finish(this.billed(transcription, outcome.finishedOutputAt), {
-      status: outcome.status,
-      provider: outcome.provider,
-      finishReason: outcome.status === 'completed' ? 'stop' : null,
+  private completed(transcription: Transcription, provider: string, cost: Decimal): Promise<void> {
+    return this.billing.finish(this.billed(transcription, Date.now()), {
+      status: 'completed',
+      provider,
+      finishReason: 'stop',
       usage: null,
-      cost: outcome.cost,
-      error: outcome.error,
+      cost,
+      error: null,
     });
   }
 
