@@ -27,12 +27,35 @@ export default [
             },
             { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:contract', 'type:pure'] },
             {
+              // Service machinery more than one service uses (the model catalogue, the paid-generation pipeline).
+              sourceTag: 'type:domain',
+              onlyDependOnLibsWithTags: [
+                'type:domain',
+                'type:platform',
+                'type:contract',
+                'type:pure',
+                'type:testing',
+              ],
+            },
+            {
               sourceTag: 'type:service',
-              onlyDependOnLibsWithTags: ['type:platform', 'type:contract', 'type:pure', 'type:testing'],
+              onlyDependOnLibsWithTags: [
+                'type:domain',
+                'type:platform',
+                'type:contract',
+                'type:pure',
+                'type:testing',
+              ],
             },
             {
               sourceTag: 'type:composition',
-              onlyDependOnLibsWithTags: ['type:service', 'type:platform', 'type:contract', 'type:pure'],
+              onlyDependOnLibsWithTags: [
+                'type:service',
+                'type:domain',
+                'type:platform',
+                'type:contract',
+                'type:pure',
+              ],
             },
             {
               sourceTag: 'type:e2e',
@@ -68,6 +91,7 @@ export default [
               sourceTag: 'type:service',
               onlyDependOnLibsWithTags: [
                 'type:service',
+                'type:domain',
                 'type:platform',
                 'type:contract',
                 'type:pure',
@@ -90,7 +114,13 @@ export default [
           depConstraints: [
             {
               sourceTag: 'type:composition',
-              onlyDependOnLibsWithTags: ['type:service', 'type:platform', 'type:contract', 'type:pure'],
+              onlyDependOnLibsWithTags: [
+                'type:service',
+                'type:domain',
+                'type:platform',
+                'type:contract',
+                'type:pure',
+              ],
             },
           ],
         },

@@ -1,27 +1,23 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ServiceDatabaseModule, TransportModule, TransportOptions } from '@gw/platform';
-import { loadCatalogue } from './catalogue/catalogue-loader';
-import { ModelCatalogue } from './catalogue/model-catalogue';
+import { loadCatalogue, ModelCatalogue } from '@gw/catalogue';
+import { paidGenerationProviders } from '@gw/paid-generation';
 import { ModelsHandler } from './catalogue/models.handler';
 import { ChatCompletionHandler } from './chat/chat-completion.handler';
 import { CHAT_SETTINGS, ChatCompletionService } from './chat/chat-completion.service';
 import { GenerationCancelHandler } from './chat/generation-cancel.handler';
 import { GenerationCancellations } from './chat/generation-cancellations';
-import { inferenceDatabase } from './database/inference-database';
+import { INFERENCE_TABLES, inferenceDatabase } from './database/inference-database';
 import { FormatsHandler } from './formats/formats.handler';
 import { EmbeddingsHandler } from './embeddings/embeddings.handler';
 import { EmbeddingsService } from './embeddings/embeddings.service';
-import { GenerationOutboxRepository } from './generations/generation-outbox.repository';
-import { GenerationBilling } from './generations/generation-billing.service';
-import { GenerationRecorder } from './generations/generation-recorder.service';
-import { OUTBOX_RELAY_INTERVAL, OutboxRelay } from './generations/outbox-relay.service';
 import { InferenceEnv } from './inference.env';
 import { upstreamProviders } from './providers/upstream.providers';
 import { TranscriptionHandler } from './transcriptions/transcription.handler';
 import { TranscriptionService } from './transcriptions/transcription.service';
 
 export { InferenceEnv, WithCatalogueFile } from './inference.env';
-export { CatalogueError } from './catalogue/catalogue-loader';
+export { CatalogueError } from '@gw/catalogue';
 export const INFERENCE_QUEUE = 'inference';
 
 export interface InferenceOptions {
@@ -69,11 +65,10 @@ export class InferenceModule {
           },
         },
         { provide: GenerationCancellations, useValue: new GenerationCancellations() },
-        { provide: OUTBOX_RELAY_INTERVAL, useValue: env.OUTBOX_RELAY_INTERVAL_MS },
-        GenerationOutboxRepository,
-        GenerationRecorder,
-        GenerationBilling,
-        OutboxRelay,
+        ...paidGenerationProviders({
+          tables: INFERENCE_TABLES,
+          outboxRelayIntervalMs: env.OUTBOX_RELAY_INTERVAL_MS,
+        }),
         ChatCompletionService,
         TranscriptionService,
         EmbeddingsService,

@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { paidGenerationProviders } from '@gw/paid-generation';
 import { ServiceDatabaseModule, TransportModule, TransportOptions } from '@gw/platform';
-import { mediaDatabase } from './database/media-database';
+import { MEDIA_TABLES, mediaDatabase } from './database/media-database';
 import { MediaGenerationHandler } from './generations/media-generation.handler';
 import { MediaGenerationRepository } from './generations/media-generation.repository';
 import { MediaGenerationService } from './generations/media-generation.service';
@@ -22,7 +23,15 @@ export class MediaModule {
       module: MediaModule,
       imports: [TransportModule.forRoot(options.transport), ServiceDatabaseModule.register(database)],
       controllers: [MediaGenerationHandler],
-      providers: [MediaGenerationRepository, MediaGenerationService],
+      providers: [
+        MediaGenerationRepository,
+        MediaGenerationService,
+        // Reserve, record and relay for the paid media generations to come: their outbox lives in media's schema.
+        ...paidGenerationProviders({
+          tables: MEDIA_TABLES,
+          outboxRelayIntervalMs: options.env.OUTBOX_RELAY_INTERVAL_MS,
+        }),
+      ],
     };
   }
 }

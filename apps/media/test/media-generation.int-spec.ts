@@ -56,7 +56,12 @@ describe('media service over NATS and Postgres', () => {
       `SELECT table_name FROM information_schema.tables WHERE table_schema = 'media' ORDER BY 1`,
     );
     await ds.destroy();
-    expect(tables.map((t: { table_name: string }) => t.table_name)).toEqual(['generations', 'migrations']);
+    expect(tables.map((t: { table_name: string }) => t.table_name)).toEqual([
+      'event_outbox',
+      'generations',
+      'migrations',
+      'request_attempts',
+    ]);
   });
 
   it('answers not_found for an unknown generation', async () => {

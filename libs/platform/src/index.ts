@@ -23,3 +23,4 @@ export * from './validation/validation';
 export * from './transport/handles';
 export * from './validation/message-validation.pipe';
 export * from './rate-limit';
+export * from './scheduling/periodic-task';

@@ -5,6 +5,7 @@ import {
   Logger,
   OnApplicationBootstrap,
 } from '@nestjs/common';
+import { PeriodicTask } from '@gw/platform';
 import { BILLING_ENV, BillingEnv } from '../billing.env';
 import { BILLING_CLOCK, Clock } from '../clock';
 import { SettlementService } from '../settlement/settlement.service';
@@ -16,47 +17,39 @@ const SWEEP_BATCH = 500;
 @Injectable()
 export class ReservationSweeper implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('ReservationSweeper');
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
+  private readonly task: PeriodicTask;
 
   constructor(
     private readonly ledger: LedgerRepository,
     private readonly settlement: SettlementService,
-    @Inject(BILLING_ENV) private readonly env: BillingEnv,
+    @Inject(BILLING_ENV) env: BillingEnv,
     @Inject(BILLING_CLOCK) private readonly clock: Clock,
-  ) {}
-
-  onApplicationBootstrap(): void {
+  ) {
     // A quarter of the TTL keeps a hold at most 25 % past its expiry; the bounds keep a tiny TTL from spinning and a huge one responsive.
-    const interval = Math.min(60_000, Math.max(50, Math.floor(this.env.RESERVATION_TTL_MS / 4)));
-    this.timer = setInterval(() => {
-      this.running ??= this.sweep().finally(() => (this.running = null));
-    }, interval);
-    this.timer.unref();
+    const interval = Math.min(60_000, Math.max(50, Math.floor(env.RESERVATION_TTL_MS / 4)));
+    this.task = new PeriodicTask('Reservation sweep', interval, () => this.sweep());
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.running;
+  onApplicationBootstrap(): void {
+    this.task.start();
+  }
+
+  beforeApplicationShutdown(): Promise<void> {
+    return this.task.stop();
   }
 
   private async sweep(): Promise<void> {
-    try {
-      let found: number;
-      do {
-        const expired = await this.ledger.expiredReservations(this.clock.now(), SWEEP_BATCH);
-        found = expired.length;
-        let released = 0;
-        for (const reservation of expired) {
-          if (!this.timer) return;
-          // Another replica (or a settlement) may have taken it first: expire() checks again under the locks.
-          if (await this.settlement.expire(reservation)) released += 1;
-        }
-        if (released > 0) this.logger.log(`Released ${released} expired reservation(s)`);
-      } while (found === SWEEP_BATCH && this.timer);
-    } catch (err) {
-      this.logger.warn(`Reservation sweep failed, retrying at the next tick: ${(err as Error).message}`);
-    }
+    let found: number;
+    do {
+      const expired = await this.ledger.expiredReservations(this.clock.now(), SWEEP_BATCH);
+      found = expired.length;
+      let released = 0;
+      for (const reservation of expired) {
+        if (!this.task.active) return;
+        // Another replica (or a settlement) may have taken it first: expire() checks again under the locks.
+        if (await this.settlement.expire(reservation)) released += 1;
+      }
+      if (released > 0) this.logger.log(`Released ${released} expired reservation(s)`);
+    } while (found === SWEEP_BATCH && this.task.active);
   }
 }

@@ -1,8 +1,8 @@
 import { Controller } from '@nestjs/common';
 import { InferenceContracts, ModelList } from '@gw/contracts';
 import { ModelListQueryDto } from '@gw/dto';
+import { ModelCatalogue } from '@gw/catalogue';
 import { HandlesRpc } from '@gw/platform';
-import { ModelCatalogue } from './model-catalogue';
 
 @Controller()
 export class ModelsHandler {

@@ -6,15 +6,19 @@ import { applyModelAlias, ModelAliasError, parseModelAlias } from '@gw/alias';
 import { ChatCompletion, ChatCompletionChunk, DomainError, GenerationResponseMode } from '@gw/contracts';
 import type { ChatCompletionRequestDto, ChatCompletionRpcMessageDto } from '@gw/dto';
 import { costNumber } from '@gw/pricing';
-import type { ProviderRoute } from '../catalogue/catalogue-loader';
-import { ModelCatalogue } from '../catalogue/model-catalogue';
-import { endpointOfApiType } from '../catalogue/model-endpoints';
-import { GenerationBilling, GenerationOutcome } from '../generations/generation-billing.service';
-import { ChatAdapters } from '../providers/chat-adapters';
-import { UpstreamFailure, UpstreamStreamEvent, UpstreamUsage } from '../providers/upstream-chat';
-import { toUpstreamFailure } from '../providers/upstream-http';
+import type { ProviderRoute } from '@gw/catalogue';
+import { endpointOfApiType, ModelCatalogue } from '@gw/catalogue';
+import type { GenerationOutcome, UpstreamFailure } from '@gw/paid-generation';
 import {
-  attempt,
+  GenerationBilling,
+  recordAttempt,
+  toUpstreamFailure,
+  tryProvidersInOrder,
+  upstreamDomainError,
+} from '@gw/paid-generation';
+import { ChatAdapters } from '../providers/chat-adapters';
+import type { UpstreamStreamEvent, UpstreamUsage } from '../providers/upstream-chat';
+import {
   BLOCKED_ERROR,
   ChatGeneration,
   ChatStreamItem,
@@ -23,7 +27,6 @@ import {
   isBlockedWithoutOutput,
   producedUsageAndCost,
   tokenUsage,
-  upstreamDomainError,
   usageOrEstimate,
 } from './chat-generation';
 import {
@@ -93,58 +96,50 @@ export class ChatCompletionService {
     signal: AbortSignal,
   ): Promise<ChatCompletion> {
     const generation = await this.begin(request, 'sync', id);
-    let failure: UpstreamFailure | null = null;
-    for (const route of generation.routes) {
-      const started = Date.now();
-      try {
-        const result = await this.adapters.for(route.wire).complete(this.call(generation, route, signal));
-        generation.firstOutputAt = Date.now();
-        generation.attempts.push(attempt(route, generation.attempts.length + 1, started, null));
-        const text =
-          (result.content ?? '') + result.toolCalls.map((call) => call.function.arguments).join('');
-        const usage = usageOrEstimate(result.usage, generation.promptEstimate, text);
-        const blocked = isBlockedWithoutOutput(result.finishReason, text);
-        const cost = blocked ? new Decimal(0) : completionCost(route, usage, generation.reserved);
-        await this.finish(generation, {
-          status: blocked ? 'failed' : 'completed',
-          provider: route.name,
-          finishReason: result.finishReason,
-          usage: tokenUsage(usage),
-          cost,
-          error: blocked ? { ...BLOCKED_ERROR } : null,
-        });
-        return {
-          id: generation.id,
-          object: 'chat.completion',
-          created: Math.floor(generation.startedAt.getTime() / 1000),
-          model: generation.model.entry.id,
-          provider: route.name,
-          choices: [
-            {
-              index: 0,
-              message: {
-                role: 'assistant',
-                content: result.content,
-                ...(result.toolCalls.length > 0 ? { tool_calls: result.toolCalls } : {}),
-              },
-              finish_reason: result.finishReason,
-            },
-          ],
-          usage: this.usageWithCost(usage, cost),
-        };
-      } catch (err) {
-        failure = toUpstreamFailure(err);
-        generation.attempts.push(
-          attempt(route, generation.attempts.length + 1, started, failure, signal.aborted),
-        );
-        if (signal.aborted) {
-          await this.cancelled(generation, route, null, generation.promptEstimate, '', null);
-          throw new DomainError('upstream_error', 'The generation was cancelled');
-        }
-        if (!failure.retryable) break;
-      }
+    const end = await tryProvidersInOrder(
+      generation,
+      (route) => this.adapters.for(route.wire).complete(this.call(generation, route, signal)),
+      { signal },
+    );
+    if (end.outcome === 'cancelled') {
+      await this.cancelled(generation, end.route, null, generation.promptEstimate, '', null);
+      throw new DomainError('upstream_error', 'The generation was cancelled');
     }
-    throw await this.fail(generation, failure);
+    if (end.outcome === 'exhausted')
+      throw await this.billing.failed(billedGeneration(generation), end.failure);
+    const { route, value: result } = end;
+    generation.firstOutputAt = Date.now();
+    const text = (result.content ?? '') + result.toolCalls.map((call) => call.function.arguments).join('');
+    const usage = usageOrEstimate(result.usage, generation.promptEstimate, text);
+    const blocked = isBlockedWithoutOutput(result.finishReason, text);
+    const cost = blocked ? new Decimal(0) : completionCost(route, usage, generation.reserved);
+    await this.finish(generation, {
+      status: blocked ? 'failed' : 'completed',
+      provider: route.name,
+      finishReason: result.finishReason,
+      usage: tokenUsage(usage),
+      cost,
+      error: blocked ? { ...BLOCKED_ERROR } : null,
+    });
+    return {
+      id: generation.id,
+      object: 'chat.completion',
+      created: Math.floor(generation.startedAt.getTime() / 1000),
+      model: generation.model.entry.id,
+      provider: route.name,
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: result.content,
+            ...(result.toolCalls.length > 0 ? { tool_calls: result.toolCalls } : {}),
+          },
+          finish_reason: result.finishReason,
+        },
+      ],
+      usage: this.usageWithCost(usage, cost),
+    };
   }
 
   private async runStream(
@@ -154,32 +149,36 @@ export class ChatCompletionService {
     signal: AbortSignal,
   ): Promise<void> {
     const generation = await this.begin(request, 'stream', id);
-    let failure: UpstreamFailure | null = null;
-    for (const route of generation.routes) {
-      const started = Date.now();
-      const attemptAbort = new AbortController();
-      const call = this.call(generation, route, AbortSignal.any([signal, attemptAbort.signal]));
-      const iterator = this.adapters.for(route.wire).stream(call)[Symbol.asyncIterator]();
-      let head: FirstOutput;
-      try {
-        head = await awaitFirstOutput(
-          iterator,
-          route.firstTokenTimeoutMs ?? this.settings.firstTokenTimeoutMs,
-          () => attemptAbort.abort(),
-        );
-      } catch (err) {
-        failure = toUpstreamFailure(err);
-        generation.attempts.push(
-          attempt(route, generation.attempts.length + 1, started, failure, signal.aborted),
-        );
-        if (signal.aborted)
-          return this.cancelled(generation, route, null, generation.promptEstimate, '', null, subscriber);
-        if (!failure.retryable) break;
-        continue;
-      }
-      return this.relay(generation, route, started, iterator, head, subscriber, signal);
+    // The attempt that answers stays open while its stream is relayed: relay() records it at the end.
+    const end = await tryProvidersInOrder(generation, (route) => this.openStream(generation, route, signal), {
+      signal,
+      closesAttempt: false,
+    });
+    if (end.outcome === 'cancelled')
+      return this.cancelled(generation, end.route, null, generation.promptEstimate, '', null, subscriber);
+    if (end.outcome === 'exhausted') {
+      subscriber.error(await this.billing.failed(billedGeneration(generation), end.failure));
+      return;
     }
-    subscriber.error(await this.fail(generation, failure));
+    const { iterator, head } = end.value;
+    return this.relay(generation, end.route, end.started, iterator, head, subscriber, signal);
+  }
+
+  /** Starts one provider's stream and waits for its first output, within the first-token deadline. */
+  private async openStream(
+    generation: ChatGeneration,
+    route: ProviderRoute,
+    signal: AbortSignal,
+  ): Promise<{ iterator: AsyncIterator<UpstreamStreamEvent>; head: FirstOutput }> {
+    const attemptAbort = new AbortController();
+    const call = this.call(generation, route, AbortSignal.any([signal, attemptAbort.signal]));
+    const iterator = this.adapters.for(route.wire).stream(call)[Symbol.asyncIterator]();
+    const head = await awaitFirstOutput(
+      iterator,
+      route.firstTokenTimeoutMs ?? this.settings.firstTokenTimeoutMs,
+      () => attemptAbort.abort(),
+    );
+    return { iterator, head };
   }
 
   /** Forwards one provider's stream; output has started, so from here on a failure cannot fall back. */
@@ -231,15 +230,13 @@ export class ChatCompletionService {
       }
     } catch (err) {
       const failure = toUpstreamFailure(err);
-      generation.attempts.push(
-        attempt(route, generation.attempts.length + 1, started, failure, signal.aborted),
-      );
+      recordAttempt(generation.attempts, route, started, failure, signal.aborted);
       if (signal.aborted)
         return this.cancelled(generation, route, usage, promptTokens, text, finishReason, subscriber);
       subscriber.error(await this.brokenOff(generation, route, failure, usage, promptTokens, text));
       return;
     }
-    generation.attempts.push(attempt(route, generation.attempts.length + 1, started, null));
+    recordAttempt(generation.attempts, route, started, null);
     const final = usageOrEstimate(usage, promptTokens, text);
     const reason: string = finishReason ?? 'stop';
     const blocked = isBlockedWithoutOutput(reason, text);
@@ -338,21 +335,6 @@ export class ChatCompletionService {
       request: toUpstreamRequest(route, generation.body, generation.messages, maxTokens),
       signal,
     };
-  }
-
-  /** No provider produced a completion: recorded failed at zero cost, which releases the hold. */
-  private async fail(generation: ChatGeneration, failure: UpstreamFailure | null): Promise<DomainError> {
-    const error = upstreamDomainError(failure, false);
-    const provider = generation.attempts.at(-1)?.provider ?? null;
-    await this.finish(generation, {
-      status: 'failed',
-      provider,
-      finishReason: null,
-      usage: null,
-      cost: new Decimal(0),
-      error: { code: error.code, message: error.message },
-    });
-    return error;
   }
 
   /** The provider broke off after output: the answer failed, but what it produced was paid for, so it is charged. */

@@ -1,6 +1,6 @@
 import Decimal from 'decimal.js';
 import type { Pricing } from '@gw/pricing';
-import type { ProviderRoute } from '../catalogue/catalogue-loader';
+import type { ProviderRoute } from '@gw/catalogue';
 import { completionCost, producedUsageAndCost, usageOrEstimate } from './chat-generation';
 
 const alpha = {

@@ -1,11 +1,10 @@
 import Decimal from 'decimal.js';
-import { ChatCompletionChunk, DomainError, GenerationResponseMode, TokenUsage } from '@gw/contracts';
+import { ChatCompletionChunk, GenerationResponseMode, TokenUsage } from '@gw/contracts';
 import type { ChatCompletionRequestDto, ChatCompletionRpcMessageDto, ChatMessageDto } from '@gw/dto';
 import { chatCost, roundCost } from '@gw/pricing';
-import type { CatalogueModel, ProviderRoute } from '../catalogue/catalogue-loader';
-import type { BilledGeneration } from '../generations/generation-billing.service';
-import type { NewAttempt } from '../generations/generation-outbox.repository';
-import { UpstreamFailure, UpstreamUsage } from '../providers/upstream-chat';
+import type { CatalogueModel, ProviderRoute } from '@gw/catalogue';
+import type { BilledGeneration, NewAttempt } from '@gw/paid-generation';
+import type { UpstreamUsage } from '../providers/upstream-chat';
 import { estimatedTokens } from './token-estimate';
 
 /** Everything known about one chat generation while it runs. */
@@ -90,34 +89,6 @@ export function tokenUsage(usage: UpstreamUsage): TokenUsage {
     completion_tokens: usage.completion_tokens,
     total_tokens: usage.prompt_tokens + usage.completion_tokens,
   };
-}
-
-export function attempt(
-  route: ProviderRoute,
-  number: number,
-  startedAt: number,
-  failure: UpstreamFailure | null,
-  cancelled = false,
-): NewAttempt {
-  return {
-    attempt: number,
-    provider: route.name,
-    status: cancelled ? 'cancelled' : failure ? 'failed' : 'completed',
-    errorCode: failure ? failure.kind : null,
-    errorMessage: failure ? failure.message.slice(0, 1000) : null,
-    httpStatus: failure?.httpStatus ?? null,
-    startedAt: new Date(startedAt),
-    durationMs: Date.now() - startedAt,
-  };
-}
-
-/** What the client is told when no provider produced a completion. */
-export function upstreamDomainError(failure: UpstreamFailure | null, outputStarted = false): DomainError {
-  if (failure?.kind === 'timeout')
-    return new DomainError('upstream_timeout', 'The upstream provider did not answer in time');
-  if (outputStarted) return new DomainError('upstream_error', 'The upstream provider broke off the answer');
-  const status = failure?.httpStatus ? ` (HTTP ${failure.httpStatus})` : '';
-  return new DomainError('upstream_error', `The upstream provider failed${status}`);
 }
 
 /** The generation as billing and history see it. */

@@ -1,6 +1,6 @@
 import type { ChatCompletionRequestDto, ChatMessageDto } from '@gw/dto';
 import type { Pricing } from '@gw/pricing';
-import type { ProviderRoute } from '../catalogue/catalogue-loader';
+import type { ProviderRoute } from '@gw/catalogue';
 import {
   conversation,
   forwardedFields,

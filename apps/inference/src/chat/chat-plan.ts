@@ -2,7 +2,7 @@ import Decimal from 'decimal.js';
 import { DomainError } from '@gw/contracts';
 import type { ChatCompletionRequestDto, ChatMessageDto } from '@gw/dto';
 import { affordableCompletionTokens, maxChatCost } from '@gw/pricing';
-import type { ProviderRoute } from '../catalogue/catalogue-loader';
+import type { ProviderRoute } from '@gw/catalogue';
 import type { UpstreamChatRequest } from '../providers/upstream-chat';
 import { estimatedTokens } from './token-estimate';
 

@@ -1,4 +1,5 @@
-import { UpstreamFailure, UpstreamStreamEvent } from '../providers/upstream-chat';
+import { UpstreamFailure } from '@gw/paid-generation';
+import type { UpstreamStreamEvent } from '../providers/upstream-chat';
 import { awaitFirstOutput } from './first-output';
 
 async function* events(list: Array<UpstreamStreamEvent | number>): AsyncGenerator<UpstreamStreamEvent> {

@@ -1,6 +1,6 @@
 import { DomainError } from '@gw/contracts';
 import type { Pricing } from '@gw/pricing';
-import type { CatalogueModel, ProviderRoute } from '../catalogue/catalogue-loader';
+import type { CatalogueModel, ProviderRoute } from '@gw/catalogue';
 import { planRoutes, RoutingContext, RoutingRequest } from './routing';
 
 const ALL = ['temperature', 'max_tokens', 'stream', 'tools', 'tool_choice', 'response_format', 'reasoning'];

@@ -2,7 +2,7 @@ import Decimal from 'decimal.js';
 import { DomainError } from '@gw/contracts';
 import type { ChatCompletionRequestDto, MaxPriceDto } from '@gw/dto';
 import type { Pricing } from '@gw/pricing';
-import type { CatalogueModel, ProviderRoute } from '../catalogue/catalogue-loader';
+import type { CatalogueModel, ProviderRoute } from '@gw/catalogue';
 import { clientMaxTokens } from './chat-plan';
 
 /** The routing-relevant part of a chat request, after the model alias was applied. */

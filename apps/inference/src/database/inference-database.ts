@@ -1,16 +1,18 @@
+import { paidGenerationTables } from '@gw/paid-generation';
 import { ServiceDatabaseOptions } from '@gw/platform';
-import { EventOutboxEntity } from '../generations/event-outbox.entity';
-import { RequestAttemptEntity } from '../generations/request-attempt.entity';
 import { CreateInferenceTables1763900000000 } from './migrations/1763900000000-create-inference-tables';
 
 export const INFERENCE_SCHEMA = 'inference';
+
+/** The request attempts and the event outbox of the paid-generation pipeline, in this service's schema. */
+export const INFERENCE_TABLES = paidGenerationTables(INFERENCE_SCHEMA);
 
 /** Migrations are listed, not globbed: globs do not survive bundling. Append only. */
 export function inferenceDatabase(url: string): ServiceDatabaseOptions {
   return {
     url,
     schema: INFERENCE_SCHEMA,
-    entities: [RequestAttemptEntity, EventOutboxEntity],
+    entities: [INFERENCE_TABLES.RequestAttempt, INFERENCE_TABLES.EventOutbox],
     migrations: [CreateInferenceTables1763900000000],
   };
 }

@@ -1,8 +1,7 @@
 import { DomainError } from '@gw/contracts';
 import { join } from 'node:path';
-import { loadCatalogue } from '../catalogue/catalogue-loader';
-import type { CatalogueModel } from '../catalogue/catalogue-loader';
-import { ModelCatalogue } from '../catalogue/model-catalogue';
+import type { CatalogueModel } from '@gw/catalogue';
+import { loadCatalogue, ModelCatalogue } from '@gw/catalogue';
 import {
   embeddingData,
   embeddingInputs,

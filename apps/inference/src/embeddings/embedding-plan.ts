@@ -1,9 +1,8 @@
 import Decimal from 'decimal.js';
 import { DomainError, EmbeddingEncodingFormat, EmbeddingList, Principal } from '@gw/contracts';
 import { embeddingCost } from '@gw/pricing';
-import type { CatalogueModel, ProviderRoute } from '../catalogue/catalogue-loader';
-import type { BilledGeneration } from '../generations/generation-billing.service';
-import type { NewAttempt } from '../generations/generation-outbox.repository';
+import type { CatalogueModel, ProviderRoute } from '@gw/catalogue';
+import type { BilledGeneration, NewAttempt } from '@gw/paid-generation';
 import { estimatedTokens } from '../chat/token-estimate';
 
 /** Special tokens a tokenizer may add around one input. */

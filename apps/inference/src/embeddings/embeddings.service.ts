@@ -4,11 +4,9 @@ import { randomUUID } from 'node:crypto';
 import { EmbeddingList } from '@gw/contracts';
 import type { EmbeddingRpcMessageDto } from '@gw/dto';
 import { costNumber, embeddingCost, roundCost } from '@gw/pricing';
-import { ModelCatalogue } from '../catalogue/model-catalogue';
-import { attempt, upstreamDomainError } from '../chat/chat-generation';
-import { GenerationBilling, GenerationOutcome } from '../generations/generation-billing.service';
-import { UpstreamFailure } from '../providers/upstream-chat';
-import { toUpstreamFailure } from '../providers/upstream-http';
+import { ModelCatalogue } from '@gw/catalogue';
+import type { GenerationOutcome } from '@gw/paid-generation';
+import { GenerationBilling, tryProvidersInOrder } from '@gw/paid-generation';
 import {
   EmbeddingGeneration,
   embeddingData,
@@ -54,60 +52,44 @@ export class EmbeddingsService {
     };
     await this.reserve(generation);
 
-    let failure: UpstreamFailure | null = null;
-    for (const route of routes) {
-      const started = Date.now();
-      try {
-        // An embedding is short and charged only once it is complete, so a client leaving does not abort it.
-        const result = await this.adapter.embed({
-          baseUrl: route.baseUrl,
-          apiKey: route.apiKey,
-          request: {
-            model: route.upstreamModel,
-            input: inputs,
-            ...(body.dimensions !== undefined ? { dimensions: body.dimensions } : {}),
-            ...(body.user !== undefined ? { user: body.user } : {}),
-          },
-          signal: new AbortController().signal,
-        });
-        generation.firstOutputAt = Date.now();
-        generation.attempts.push(attempt(route, generation.attempts.length + 1, started, null));
-        // A provider that reports no usage is charged for the bound that was reserved.
-        const promptTokens = result.promptTokens ?? generation.promptBound;
-        const cost = roundCost(Decimal.min(embeddingCost(route.pricing, promptTokens), generation.reserved));
-        const usage = { prompt_tokens: promptTokens, completion_tokens: 0, total_tokens: promptTokens };
-        await this.finish(generation, {
-          status: 'completed',
-          provider: route.name,
-          finishReason: 'stop',
-          usage,
-          cost,
-          error: null,
-        });
-        const rub = costNumber(cost);
-        return {
-          id: generation.id,
-          object: 'list',
-          data: embeddingData(result.vectors, body.encoding_format ?? 'float'),
-          model: model.entry.id,
-          usage: { prompt_tokens: promptTokens, total_tokens: promptTokens, cost_rub: rub, cost: rub },
-        };
-      } catch (err) {
-        failure = toUpstreamFailure(err);
-        generation.attempts.push(attempt(route, generation.attempts.length + 1, started, failure));
-        if (!failure.retryable) break;
-      }
-    }
-    const error = upstreamDomainError(failure);
+    const end = await tryProvidersInOrder(generation, (route) =>
+      // An embedding is short and charged only once it is complete, so a client leaving does not abort it.
+      this.adapter.embed({
+        baseUrl: route.baseUrl,
+        apiKey: route.apiKey,
+        request: {
+          model: route.upstreamModel,
+          input: inputs,
+          ...(body.dimensions !== undefined ? { dimensions: body.dimensions } : {}),
+          ...(body.user !== undefined ? { user: body.user } : {}),
+        },
+        signal: new AbortController().signal,
+      }),
+    );
+    if (end.outcome === 'exhausted')
+      throw await this.billing.failed(billedEmbedding(generation), end.failure);
+    const { route, value: result } = end;
+    generation.firstOutputAt = Date.now();
+    // A provider that reports no usage is charged for the bound that was reserved.
+    const promptTokens = result.promptTokens ?? generation.promptBound;
+    const cost = roundCost(Decimal.min(embeddingCost(route.pricing, promptTokens), generation.reserved));
+    const usage = { prompt_tokens: promptTokens, completion_tokens: 0, total_tokens: promptTokens };
     await this.finish(generation, {
-      status: 'failed',
-      provider: generation.attempts.at(-1)?.provider ?? null,
-      finishReason: null,
-      usage: null,
-      cost: new Decimal(0),
-      error: { code: error.code, message: error.message },
+      status: 'completed',
+      provider: route.name,
+      finishReason: 'stop',
+      usage,
+      cost,
+      error: null,
     });
-    throw error;
+    const rub = costNumber(cost);
+    return {
+      id: generation.id,
+      object: 'list',
+      data: embeddingData(result.vectors, body.encoding_format ?? 'float'),
+      model: model.entry.id,
+      usage: { prompt_tokens: promptTokens, total_tokens: promptTokens, cost_rub: rub, cost: rub },
+    };
   }
 
   private async reserve(generation: EmbeddingGeneration): Promise<void> {

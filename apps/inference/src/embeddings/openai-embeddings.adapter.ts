@@ -1,4 +1,4 @@
-import { UpstreamFailure } from '../providers/upstream-chat';
+import { UpstreamFailure } from '@gw/paid-generation';
 import { UpstreamHttp } from '../providers/upstream-http';
 
 export interface UpstreamEmbeddingCall {

@@ -4,10 +4,10 @@ import {
   ChatAdapterCall,
   UpstreamChatRequest,
   UpstreamCompletion,
-  UpstreamFailure,
   UpstreamStreamEvent,
   UpstreamUsage,
 } from './upstream-chat';
+import { UpstreamFailure } from '@gw/paid-generation';
 import { UpstreamHttp } from './upstream-http';
 
 const ANTHROPIC_VERSION = '2023-06-01';

@@ -1,4 +1,4 @@
-import type { ProviderWire } from '../catalogue/catalogue-config';
+import type { ProviderWire } from '@gw/catalogue';
 import { AnthropicWireAdapter } from './anthropic-wire.adapter';
 import { OpenAiWireAdapter } from './openai-wire.adapter';
 import type { ChatAdapter } from './upstream-chat';

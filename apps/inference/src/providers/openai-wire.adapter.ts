@@ -3,10 +3,10 @@ import {
   ChatAdapter,
   ChatAdapterCall,
   UpstreamCompletion,
-  UpstreamFailure,
   UpstreamStreamEvent,
   UpstreamUsage,
 } from './upstream-chat';
+import { UpstreamFailure } from '@gw/paid-generation';
 import { UpstreamHttp } from './upstream-http';
 
 interface OpenAiUsage {

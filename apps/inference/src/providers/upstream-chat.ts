@@ -54,27 +54,6 @@ export interface UpstreamStreamEvent {
   usage?: UpstreamUsage;
 }
 
-export type UpstreamFailureKind = 'connect' | 'timeout' | 'status' | 'protocol' | 'aborted';
-
-/** A provider call that failed; `retryable` failures before any output move on to the next provider. */
-export class UpstreamFailure extends Error {
-  constructor(
-    readonly kind: UpstreamFailureKind,
-    message: string,
-    readonly httpStatus: number | null = null,
-  ) {
-    super(message);
-    this.name = 'UpstreamFailure';
-  }
-
-  get retryable(): boolean {
-    if (this.kind === 'connect' || this.kind === 'timeout') return true;
-    if (this.kind === 'status')
-      return this.httpStatus === 429 || this.httpStatus === 408 || (this.httpStatus ?? 0) >= 500;
-    return false;
-  }
-}
-
 export interface ChatAdapterCall {
   baseUrl: string;
   apiKey: string | null;

@@ -1,7 +1,7 @@
 import { OnApplicationShutdown } from '@nestjs/common';
 import { createParser, EventSourceMessage } from 'eventsource-parser';
-import { Agent, Dispatcher, errors, FormData, request } from 'undici';
-import { UpstreamFailure } from './upstream-chat';
+import { Agent, Dispatcher, FormData, request } from 'undici';
+import { toUpstreamFailure, UpstreamFailure } from '@gw/paid-generation';
 
 /**
  * One keep-alive connection pool for every provider and every API (chat, embeddings,
@@ -108,24 +108,4 @@ export class UpstreamHttp implements OnApplicationShutdown {
     this.closing ??= this.agent.close();
     return this.closing;
   }
-}
-
-export function toUpstreamFailure(err: unknown): UpstreamFailure {
-  if (err instanceof UpstreamFailure) return err;
-  if (
-    err instanceof errors.HeadersTimeoutError ||
-    err instanceof errors.BodyTimeoutError ||
-    err instanceof errors.ConnectTimeoutError
-  ) {
-    return new UpstreamFailure('timeout', 'Upstream did not answer in time');
-  }
-  const name = (err as Error)?.name;
-  if (name === 'AbortError' || err instanceof errors.RequestAbortedError)
-    return new UpstreamFailure('aborted', 'Request cancelled');
-  const code = (err as { code?: string })?.code ?? (err as { cause?: { code?: string } })?.cause?.code;
-  const message = (err as Error)?.message ?? String(err);
-  if (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || err instanceof errors.SocketError) {
-    return new UpstreamFailure('protocol', `Upstream connection broke: ${message}`);
-  }
-  return new UpstreamFailure('connect', `Upstream not reachable: ${message}`);
 }

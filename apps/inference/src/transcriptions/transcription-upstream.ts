@@ -1,6 +1,6 @@
 import { FormData } from 'undici';
 import type { TranscriptionParams, TranscriptionSegment, TranscriptionWord } from '@gw/contracts';
-import { UpstreamFailure } from '../providers/upstream-chat';
+import { UpstreamFailure } from '@gw/paid-generation';
 import { UpstreamHttp } from '../providers/upstream-http';
 
 /** What an OpenAI-wire provider answers for json, verbose_json or diarized_json (the fields used here). */

@@ -1,17 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import Decimal from 'decimal.js';
 import { randomUUID } from 'node:crypto';
-import { AudioFormat, DomainError, GenerationFinishedEvent, TranscriptionReply } from '@gw/contracts';
+import { AudioFormat, DomainError, TranscriptionReply } from '@gw/contracts';
 import { detectAudioFormat, TranscriptionRpcMessageDto } from '@gw/dto';
 import { roundCost, sttCost } from '@gw/pricing';
-import type { CatalogueModel, ProviderRoute } from '../catalogue/catalogue-loader';
-import { ModelCatalogue } from '../catalogue/model-catalogue';
-import type { ModelEndpoint } from '../catalogue/model-endpoints';
-import { attempt, upstreamDomainError } from '../chat/chat-generation';
-import type { NewAttempt } from '../generations/generation-outbox.repository';
-import { BilledGeneration, GenerationBilling } from '../generations/generation-billing.service';
-import { UpstreamFailure } from '../providers/upstream-chat';
-import { toUpstreamFailure } from '../providers/upstream-http';
+import type { CatalogueModel, ModelEndpoint, ProviderRoute } from '@gw/catalogue';
+import { ModelCatalogue } from '@gw/catalogue';
+import type { BilledGeneration, NewAttempt } from '@gw/paid-generation';
+import { GenerationBilling, tryProvidersInOrder } from '@gw/paid-generation';
 import { audioDuration, AudioDuration } from './audio-duration';
 import { checkTranscriptionParams, transcriptionCapabilities } from './transcription-rules';
 import { billedDuration, transcriptionReply, transcriptionUsage } from './transcription-result';
@@ -37,11 +33,6 @@ interface Transcription {
   attempts: NewAttempt[];
 }
 
-type Outcome = Pick<GenerationFinishedEvent, 'status' | 'provider' | 'error'> & {
-  cost: Decimal;
-  finishedOutputAt: number | null;
-};
-
 /**
  * One transcription: resolve the model, reserve the cost of the longest the audio can be, call the
  * providers in order until one answers, and settle the cost of the duration heard through the
@@ -66,11 +57,10 @@ export class TranscriptionService {
     const capabilities = transcriptionCapabilities(model.entry);
     checkTranscriptionParams(message.params, model.entry.id, capabilities, duration.stated ?? duration.lower);
     const transcription = await this.reserve(message, model, duration);
-    let failure: UpstreamFailure | null = null;
-    for (const route of model.routes) {
-      const started = Date.now();
-      try {
-        const upstream = await this.upstream.transcribe({
+    const end = await tryProvidersInOrder(
+      { routes: model.routes, attempts: transcription.attempts },
+      (route) =>
+        this.upstream.transcribe({
           baseUrl: route.baseUrl,
           apiKey: route.apiKey,
           upstreamModel: route.upstreamModel,
@@ -83,40 +73,21 @@ export class TranscriptionService {
             : message.params.include?.length
               ? 'json'
               : 'verbose_json',
-        });
-        transcription.attempts.push(attempt(route, transcription.attempts.length + 1, started, null));
-        const billed = billedDuration(upstream, duration);
-        const cost = this.cost(route, billed, transcription.reserved);
-        await this.finish(transcription, {
-          status: 'completed',
-          provider: route.name,
-          error: null,
-          cost,
-          finishedOutputAt: Date.now(),
-        });
-        return transcriptionReply(
-          transcription.id,
-          model.entry.id,
-          message.params,
-          upstream,
-          transcriptionUsage(billed, cost),
-        );
-      } catch (err) {
-        failure = toUpstreamFailure(err);
-        transcription.attempts.push(attempt(route, transcription.attempts.length + 1, started, failure));
-        if (!failure.retryable) break;
-      }
-    }
-    const error = upstreamDomainError(failure);
-    const provider = transcription.attempts.at(-1)?.provider ?? null;
-    await this.finish(transcription, {
-      status: 'failed',
-      provider,
-      error: { code: error.code, message: error.message },
-      cost: new Decimal(0),
-      finishedOutputAt: null,
-    });
-    throw error;
+        }),
+    );
+    if (end.outcome === 'exhausted')
+      throw await this.billing.failed(this.billed(transcription, null), end.failure);
+    const { route, value: upstream } = end;
+    const billed = billedDuration(upstream, duration);
+    const cost = this.cost(route, billed, transcription.reserved);
+    await this.completed(transcription, route.name, cost);
+    return transcriptionReply(
+      transcription.id,
+      model.entry.id,
+      message.params,
+      upstream,
+      transcriptionUsage(billed, cost),
+    );
   }
 
   /** The named model, or the catalogue's first transcription model: the classic one in the demo catalogue. */
@@ -159,14 +130,14 @@ export class TranscriptionService {
   }
 
   /** No token usage for audio; a completed transcription's finish reason is `stop`. */
-  private finish(transcription: Transcription, outcome: Outcome): Promise<void> {
-    return this.billing.finish(this.billed(transcription, outcome.finishedOutputAt), {
-      status: outcome.status,
-      provider: outcome.provider,
-      finishReason: outcome.status === 'completed' ? 'stop' : null,
+  private completed(transcription: Transcription, provider: string, cost: Decimal): Promise<void> {
+    return this.billing.finish(this.billed(transcription, Date.now()), {
+      status: 'completed',
+      provider,
+      finishReason: 'stop',
       usage: null,
-      cost: outcome.cost,
-      error: outcome.error,
+      cost,
+      error: null,
     });
   }
 

@@ -1,15 +1,20 @@
+import { paidGenerationTables } from '@gw/paid-generation';
 import { ServiceDatabaseOptions } from '@gw/platform';
 import { MediaGenerationEntity } from '../generations/media-generation.entity';
 import { CreateMediaGenerations1763830000000 } from './migrations/1763830000000-create-media-generations';
+import { CreateMediaPaidGenerationTables1764000000000 } from './migrations/1764000000000-create-media-paid-generation-tables';
 
 export const MEDIA_SCHEMA = 'media';
+
+/** The request attempts and the event outbox of the paid-generation pipeline, in this service's schema. */
+export const MEDIA_TABLES = paidGenerationTables(MEDIA_SCHEMA);
 
 /** Migrations are listed, not globbed: globs do not survive bundling. Append only. */
 export function mediaDatabase(url: string): ServiceDatabaseOptions {
   return {
     url,
     schema: MEDIA_SCHEMA,
-    entities: [MediaGenerationEntity],
-    migrations: [CreateMediaGenerations1763830000000],
+    entities: [MediaGenerationEntity, MEDIA_TABLES.RequestAttempt, MEDIA_TABLES.EventOutbox],
+    migrations: [CreateMediaGenerations1763830000000, CreateMediaPaidGenerationTables1764000000000],
   };
 }

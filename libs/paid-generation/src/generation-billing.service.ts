@@ -9,11 +9,13 @@ import {
 import { RpcClient } from '@gw/platform';
 import { costString } from '@gw/pricing';
 import Decimal from 'decimal.js';
-import type { NewAttempt } from './generation-outbox.repository';
+import type { NewAttempt } from './paid-generation-tables';
 import { GenerationRecorder } from './generation-recorder.service';
 import { ReservedGeneration, reserveRequest } from './reserve-request';
+import type { UpstreamFailure } from './upstream-failure';
+import { upstreamDomainError } from './upstream-failure';
 
-/** What every paid generation (chat, embedding, transcription) knows about itself while it runs. */
+/** What every paid generation (chat, embedding, transcription, media) knows about itself while it runs. */
 export interface BilledGeneration extends ReservedGeneration {
   modelDisplayName: string;
   startedAt: Date;
@@ -77,6 +79,18 @@ export function generationFinishedEvent(
   };
 }
 
+/** A generation that produced nothing: it costs nothing, so its hold is released whole. */
+function failedOutcome(provider: string | null, error: DomainError): GenerationOutcome {
+  return {
+    status: 'failed',
+    provider,
+    finishReason: null,
+    usage: null,
+    cost: new Decimal(0),
+    error: { code: error.code, message: error.message },
+  };
+}
+
 /**
  * The two money steps every paid generation shares: hold its maximum cost before the upstream
  * call, and report how it ended (a durable event that billing settles) whatever the outcome.
@@ -102,18 +116,19 @@ export class GenerationBilling {
       const error =
         err instanceof DomainError ? err : new DomainError('service_unavailable', 'Billing is not available');
       // A reservation that timed out may still exist; the failed event releases it.
-      if (!REFUSALS.has(error.code)) {
-        await this.finish(generation, {
-          status: 'failed',
-          provider: null,
-          finishReason: null,
-          usage: null,
-          cost: new Decimal(0),
-          error: { code: error.code, message: error.message },
-        });
-      }
+      if (!REFUSALS.has(error.code)) await this.finish(generation, failedOutcome(null, error));
       throw error;
     }
+  }
+
+  /**
+   * No provider produced an answer: recorded failed at zero cost, which releases the hold, against
+   * the last provider tried. Answers the error the client is told.
+   */
+  async failed(generation: BilledGeneration, failure: UpstreamFailure | null): Promise<DomainError> {
+    const error = upstreamDomainError(failure);
+    await this.finish(generation, failedOutcome(generation.attempts.at(-1)?.provider ?? null, error));
+    return error;
   }
 
   async finish(generation: BilledGeneration, outcome: GenerationOutcome): Promise<void> {

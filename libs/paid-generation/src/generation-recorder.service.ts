@@ -1,7 +1,8 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { BillingEvents, GenerationFinishedEvent } from '@gw/contracts';
 import { DurableEvents } from '@gw/platform';
-import { GenerationOutboxRepository, NewAttempt } from './generation-outbox.repository';
+import { GenerationOutboxRepository } from './generation-outbox.repository';
+import type { NewAttempt } from './paid-generation-tables';
 
 /**
  * Makes a finished generation durable: the event and its attempts are committed first, then

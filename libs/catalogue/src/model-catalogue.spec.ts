@@ -4,7 +4,7 @@ import { ModelCatalogue } from './model-catalogue';
 import { endpointOfApiType, ModelEndpoint } from './model-endpoints';
 
 const catalogue = new ModelCatalogue(
-  loadCatalogue(join(__dirname, '../../../../config/catalogue.demo.json'), {
+  loadCatalogue(join(__dirname, '../../../config/catalogue.demo.json'), {
     MOCK_UPSTREAM_URL: 'http://127.0.0.1:4010',
   }),
 );

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { PRICING_KEYS } from '@gw/pricing';
 import { CatalogueError, loadCatalogue } from './catalogue-loader';
 
-const DEMO = join(__dirname, '../../../../config/catalogue.demo.json');
-const EXAMPLE = join(__dirname, '../../../../config/catalogue.example.json');
+const DEMO = join(__dirname, '../../../config/catalogue.demo.json');
+const EXAMPLE = join(__dirname, '../../../config/catalogue.example.json');
 const variables = { MOCK_UPSTREAM_URL: 'http://127.0.0.1:4010', MOCK_UPSTREAM_API_KEY: 'k' };
 
 function withFile(mutate: (catalogue: { models: Array<Record<string, any>> }) => void): string {

@@ -1,10 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, IsNull, LessThan } from 'typeorm';
-import { EventOutboxEntity } from './event-outbox.entity';
-import { RequestAttemptEntity } from './request-attempt.entity';
+import type { EventOutboxRow, NewAttempt, PaidGenerationTables } from './paid-generation-tables';
 
-export type NewAttempt = Omit<RequestAttemptEntity, 'id' | 'generationId' | 'organizationId'>;
+export const PAID_GENERATION_TABLES = Symbol('PAID_GENERATION_TABLES');
 
 export interface OutboxMessage {
   messageId: string;
@@ -14,7 +13,17 @@ export interface OutboxMessage {
 
 @Injectable()
 export class GenerationOutboxRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  private readonly attemptsTable: string;
+  private readonly outboxTable: string;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(PAID_GENERATION_TABLES) private readonly tables: PaidGenerationTables,
+  ) {
+    // The schema is the service's own constant, never input: quoting it is enough to place it in SQL.
+    this.attemptsTable = `"${tables.schema}"."request_attempts"`;
+    this.outboxTable = `"${tables.schema}"."event_outbox"`;
+  }
 
   /**
    * The attempts and the event that reports them commit together, so neither exists without the
@@ -29,7 +38,7 @@ export class GenerationOutboxRepository {
   ): Promise<void> {
     await this.dataSource.query(
       `WITH "attempts" AS (
-         INSERT INTO "inference"."request_attempts"
+         INSERT INTO ${this.attemptsTable}
            ("generation_id", "organization_id", "attempt", "provider", "status", "error_code", "error_message",
             "http_status", "started_at", "duration_ms")
          SELECT $1, $2, a."attempt", a."provider", a."status", a."errorCode", a."errorMessage", a."httpStatus",
@@ -38,7 +47,7 @@ export class GenerationOutboxRepository {
              "attempt" integer, "provider" text, "status" text, "errorCode" text, "errorMessage" text,
              "httpStatus" integer, "startedAt" timestamptz, "durationMs" integer)
        )
-       INSERT INTO "inference"."event_outbox" ("message_id", "organization_id", "subject", "payload")
+       INSERT INTO ${this.outboxTable} ("message_id", "organization_id", "subject", "payload")
        VALUES ($4, $2, $5, $6::jsonb)`,
       [
         generationId,
@@ -53,13 +62,13 @@ export class GenerationOutboxRepository {
 
   async markPublished(organizationId: string, messageId: string): Promise<void> {
     await this.dataSource
-      .getRepository(EventOutboxEntity)
+      .getRepository(this.tables.EventOutbox)
       .update({ organizationId, messageId, publishedAt: IsNull() }, { publishedAt: new Date() });
   }
 
   async countFailedPublish(organizationId: string, messageId: string): Promise<void> {
     await this.dataSource
-      .getRepository(EventOutboxEntity)
+      .getRepository(this.tables.EventOutbox)
       .increment({ organizationId, messageId }, 'publishAttempts', 1);
   }
 
@@ -67,8 +76,8 @@ export class GenerationOutboxRepository {
    * The relay's scan across every organization: it only re-sends stored facts, so it is the one
    * query here not scoped to a tenant; each row keeps its organization for the follow-up updates.
    */
-  findUnpublishedOlderThan(before: Date, limit: number): Promise<EventOutboxEntity[]> {
-    return this.dataSource.getRepository(EventOutboxEntity).find({
+  findUnpublishedOlderThan(before: Date, limit: number): Promise<EventOutboxRow[]> {
+    return this.dataSource.getRepository(this.tables.EventOutbox).find({
       where: { publishedAt: IsNull(), createdAt: LessThan(before) },
       order: { createdAt: 'ASC' },
       take: limit,

@@ -1,0 +1,4 @@
+export * from './catalogue-config';
+export * from './catalogue-loader';
+export * from './model-catalogue';
+export * from './model-endpoints';

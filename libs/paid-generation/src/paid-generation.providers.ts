@@ -1,0 +1,28 @@
+import type { Provider } from '@nestjs/common';
+import { GenerationBilling } from './generation-billing.service';
+import { GenerationOutboxRepository, PAID_GENERATION_TABLES } from './generation-outbox.repository';
+import { GenerationRecorder } from './generation-recorder.service';
+import { OUTBOX_RELAY_INTERVAL, OutboxRelay } from './outbox-relay.service';
+import type { PaidGenerationTables } from './paid-generation-tables';
+
+export interface PaidGenerationOptions {
+  /** The service's own tables (paidGenerationTables), also listed among its database's entities. */
+  tables: PaidGenerationTables;
+  outboxRelayIntervalMs: number;
+}
+
+/**
+ * Reserve → record → outbox → relay for one service, as providers of that service's root module:
+ * they use the module's own DataSource, RpcClient and DurableEvents, so each service keeps its
+ * schema and its transport. Services inject GenerationBilling.
+ */
+export function paidGenerationProviders(options: PaidGenerationOptions): Provider[] {
+  return [
+    { provide: PAID_GENERATION_TABLES, useValue: options.tables },
+    { provide: OUTBOX_RELAY_INTERVAL, useValue: options.outboxRelayIntervalMs },
+    GenerationOutboxRepository,
+    GenerationRecorder,
+    GenerationBilling,
+    OutboxRelay,
+  ];
+}
