@@ -16,10 +16,15 @@ const ROOT = join(__dirname, '../../..');
 const K8S = join(ROOT, 'k8s');
 const read = (path: string): string => readFileSync(join(ROOT, path), 'utf8');
 
-/** Deployable apps: every Nx application tagged as a service (the embedded mode runs alone). */
+/** Deployable apps: every Nx application tagged as the gateway or a service (the embedded mode runs alone). */
+const DEPLOYABLE_TAGS = ['type:gateway', 'type:service'];
 const APPS = readdirSync(join(ROOT, 'apps'))
   .filter((dir) => existsSync(join(ROOT, 'apps', dir, 'project.json')))
-  .filter((dir) => (JSON.parse(read(`apps/${dir}/project.json`)).tags ?? []).includes('type:service'))
+  .filter((dir) =>
+    (JSON.parse(read(`apps/${dir}/project.json`)).tags ?? []).some((tag: string) =>
+      DEPLOYABLE_TAGS.includes(tag),
+    ),
+  )
   .sort();
 const HTTP_APPS: Record<string, { port: number; path: string }> = {
   'api-gateway': { port: 3000, path: '/api/health' },
