@@ -21,7 +21,9 @@ const FILE = 'demo.json';
 
 export function loadDemoState(dataDir: string, adminTokenOverride: string | undefined): DemoState {
   const path = join(dataDir, FILE);
-  const stored: Partial<DemoState> = existsSync(path) ? JSON.parse(readFileSync(path, 'utf8')) : {};
+  const stored: Partial<DemoState> = existsSync(path)
+    ? (JSON.parse(readFileSync(path, 'utf8')) as Partial<DemoState>)
+    : {};
   const state: DemoState = {
     jwtSecret: stored.jwtSecret ?? randomBytes(32).toString('base64url'),
     adminToken: stored.adminToken ?? `adm-${randomBytes(24).toString('base64url')}`,

@@ -91,7 +91,7 @@ async function main(): Promise<void> {
     serviceLogger('api-gateway'),
   );
   await gateway.listen(env.PORT, env.HOST);
-  const port = (gateway.getHttpServer().address() as { port: number }).port;
+  const port = (gateway.getHttpServer() as { address(): { port: number } }).address().port;
   const baseUrl = `http://${env.HOST === '0.0.0.0' || env.HOST === '::' ? 'localhost' : env.HOST}:${port}/api`;
 
   if (!state.account) {

@@ -245,7 +245,7 @@ describe('docker-compose.yml', () => {
   const services: Record<string, Manifest> = compose.services ?? {};
 
   const environment = (service: Manifest): Record<string, string> => {
-    const env = service.environment ?? {};
+    const env: Record<string, string | number | boolean | null> | string[] = service.environment ?? {};
     if (!Array.isArray(env))
       return Object.fromEntries(Object.entries(env).map(([k, v]) => [k, String(v ?? '')]));
     return Object.fromEntries(

@@ -52,7 +52,7 @@ function vectorsInOrder(
   const data = Array.isArray(body.data) ? body.data : [];
   if (data.length !== inputs)
     throw new UpstreamFailure('protocol', `Upstream answered ${data.length} embeddings for ${inputs} inputs`);
-  const vectors: number[][] = new Array(inputs);
+  const vectors = new Array<number[]>(inputs);
   for (const item of data) {
     const index = item.index;
     const vector = item.embedding;

@@ -135,6 +135,10 @@ export class AnthropicWireAdapter implements ChatAdapter {
             'protocol',
             `Upstream stream failed: ${data.error?.message ?? 'unknown error'}`,
           );
+        case undefined:
+        default:
+          // ping, content_block_stop, untyped events and types added later carry nothing a chat needs.
+          break;
       }
       if (stopped) break;
     }

@@ -29,7 +29,7 @@ export class MockEmbeddingsController {
     let dimensions = model.dimensions;
     if (body.dimensions !== undefined) {
       const wanted = body.dimensions;
-      if (!model.takesDimensions) return error(res, 400, `${body.model} does not take dimensions`);
+      if (!model.takesDimensions) return error(res, 400, `${String(body.model)} does not take dimensions`);
       if (typeof wanted !== 'number' || !Number.isInteger(wanted) || wanted < 1 || wanted > model.dimensions)
         return error(res, 400, 'Bad dimensions');
       dimensions = wanted;

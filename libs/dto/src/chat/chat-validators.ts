@@ -87,7 +87,7 @@ function declaredToolProblem(choice: unknown, body: object): string | null {
       ? (choice as { function?: { name?: unknown } }).function?.name
       : undefined;
   if (named !== undefined && !names.includes(named))
-    return `tool_choice names the function ${String(named)}, which is not declared in tools`;
+    return `tool_choice names the function ${typeof named === 'string' ? named : JSON.stringify(named)}, which is not declared in tools`;
   return null;
 }
 

@@ -80,7 +80,7 @@ export function IsParameterDescriptors(options?: ValidationOptions) {
           typeof value === 'object' &&
           value !== null &&
           !Array.isArray(value) &&
-          Object.values(value).every(
+          Object.values(value as Record<string, unknown>).every(
             (descriptor) =>
               typeof descriptor === 'object' &&
               descriptor !== null &&
