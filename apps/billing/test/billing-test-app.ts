@@ -1,17 +1,17 @@
-import { INestMicroservice, LoggerService } from '@nestjs/common';
+import { type INestMicroservice, type LoggerService } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { BillingContracts, BillingEvents, GenerationFinishedEvent } from '@gw/contracts';
+import { BillingContracts, BillingEvents, type GenerationFinishedEvent } from '@gw/contracts';
 import {
   JetStreamDurableEvents,
   RpcClient,
   startService,
   TransportModule,
-  TransportOptions,
+  type TransportOptions,
 } from '@gw/platform';
-import { createTestDatabase, startTestNats, TestDatabase, TestNats } from '@gw/testing';
+import { createTestDatabase, startTestNats, type TestDatabase, type TestNats } from '@gw/testing';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { BILLING_QUEUE, BillingEnv, BillingModule, Clock } from '../src/billing.module';
+import { BILLING_QUEUE, BillingEnv, BillingModule, type Clock } from '../src/billing.module';
 
 const quiet: LoggerService = { log: () => undefined, warn: () => undefined, error: () => undefined };
 

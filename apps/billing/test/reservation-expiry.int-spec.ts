@@ -1,4 +1,4 @@
-import { BillingContracts, RESERVATION_EXPIRED_ERROR_CODE, UserPrincipal } from '@gw/contracts';
+import { BillingContracts, RESERVATION_EXPIRED_ERROR_CODE, type UserPrincipal } from '@gw/contracts';
 import { expectEventually } from '@gw/testing';
 import { randomUUID } from 'node:crypto';
 import { BillingTestApp, finishedEvent } from './billing-test-app';

@@ -1,4 +1,4 @@
-import { BillingContracts, GenerationFinishedEvent } from '@gw/contracts';
+import { BillingContracts, type GenerationFinishedEvent } from '@gw/contracts';
 import { expectEventually } from '@gw/testing';
 import { randomUUID } from 'node:crypto';
 import { SettlementService } from '../src/settlement/settlement.service';
@@ -178,7 +178,7 @@ describe('billing settlement from JetStream', () => {
 
   it('drops an event that can never be recorded and goes on with the next', async () => {
     const org = randomUUID();
-    await app.publish({ ...finishedEvent(org), organizationId: 'not-a-uuid' } as GenerationFinishedEvent);
+    await app.publish({ ...finishedEvent(org), organizationId: 'not-a-uuid' });
     await drain(org);
     await expect(app.balance(org)).resolves.toBe('0.00000000');
   });

@@ -1,6 +1,6 @@
 // Decorator metadata (env schemas, DTOs, entities) needs the Reflect API before any class is defined.
 import 'reflect-metadata';
-import { INestApplication, INestMicroservice } from '@nestjs/common';
+import { type INestApplication, type INestMicroservice } from '@nestjs/common';
 import { ApiGatewayEnv, createApiGatewayApp } from '@gw/app-api-gateway';
 import { AUTH_QUEUE, AuthEnv, AuthModule } from '@gw/app-auth';
 import { BILLING_QUEUE, BillingEnv, BillingModule } from '@gw/app-billing';
@@ -8,7 +8,7 @@ import { INFERENCE_QUEUE, InferenceEnv, InferenceModule } from '@gw/app-inferenc
 import { MEDIA_QUEUE, MediaEnv, MediaModule } from '@gw/app-media';
 import { createMockUpstreamApp } from '@gw/app-mock-upstream';
 import { STORAGE_QUEUE, StorageEnv, StorageModule } from '@gw/app-storage';
-import { InProcessBus, loadEnv, startService, StartupError, TransportOptions } from '@gw/platform';
+import { InProcessBus, loadEnv, startService, StartupError, type TransportOptions } from '@gw/platform';
 import { chmodSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { renderBanner } from './banner';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { lastValueFrom, toArray } from 'rxjs';
-import { FormatRequest, FormatsContracts, InferenceContracts, Principal } from '@gw/contracts';
+import { type FormatRequest, FormatsContracts, InferenceContracts, type Principal } from '@gw/contracts';
 import { InferenceTestApp, POOR_ORGANIZATION } from './inference-test-app';
 
 describe('inference Responses and Messages over NATS, Postgres and mock-upstream', () => {
@@ -272,7 +272,7 @@ describe('inference Responses and Messages over NATS, Postgres and mock-upstream
 
   describe('a stream the provider cuts', () => {
     const eventOfStream = async (
-      contract: typeof FormatsContracts.messagesStream | typeof FormatsContracts.responsesStream,
+      contract: typeof FormatsContracts.messagesStream,
       body: Record<string, unknown>,
     ) => {
       const generationId = `gen-${randomUUID()}`;

@@ -1,8 +1,14 @@
-import { INestMicroservice } from '@nestjs/common';
+import { type INestMicroservice } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { MediaContracts, Principal } from '@gw/contracts';
-import { RpcClient, startService, TransportModule, TransportOptions } from '@gw/platform';
-import { createTestDatabase, silentLogger, startTestNats, TestDatabase, TestNats } from '@gw/testing';
+import { MediaContracts, type Principal } from '@gw/contracts';
+import { RpcClient, startService, TransportModule, type TransportOptions } from '@gw/platform';
+import {
+  createTestDatabase,
+  silentLogger,
+  startTestNats,
+  type TestDatabase,
+  type TestNats,
+} from '@gw/testing';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { MEDIA_QUEUE, MediaEnv, MediaModule } from '../src/media.module';

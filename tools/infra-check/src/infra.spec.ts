@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, Server } from 'node:http';
-import { AddressInfo } from 'node:net';
+import { createServer, type Server } from 'node:http';
+import { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
-import { AppEnv, readAppEnv } from './env-classes';
+import { type AppEnv, readAppEnv } from './env-classes';
 
 // Static checks of the deployment files against the apps as they are in the repository: no
 // Docker engine or cluster is needed, so they run with the unit tests.

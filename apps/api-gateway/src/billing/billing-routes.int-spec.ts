@@ -1,24 +1,30 @@
-import { INestApplication, INestMicroservice } from '@nestjs/common';
+import { type INestApplication, type INestMicroservice } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AUTH_QUEUE, AuthEnv, AuthModule } from '@gw/app-auth';
 import { BILLING_QUEUE, BillingEnv, BillingModule } from '@gw/app-billing';
 import {
-  ApiKeyPrincipal,
+  type ApiKeyPrincipal,
   BillingEvents,
   DomainError,
-  GenerationFinishedEvent,
-  Principal,
-  UserPrincipal,
+  type GenerationFinishedEvent,
+  type Principal,
+  type UserPrincipal,
 } from '@gw/contracts';
 import {
   createValidationPipe,
   HttpErrorFilter,
   JetStreamDurableEvents,
   startService,
-  TransportOptions,
+  type TransportOptions,
 } from '@gw/platform';
-import { createTestDatabase, expectEventually, startTestNats, TestDatabase, TestNats } from '@gw/testing';
+import {
+  createTestDatabase,
+  expectEventually,
+  startTestNats,
+  type TestDatabase,
+  type TestNats,
+} from '@gw/testing';
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { ApiGatewayEnv, ApiGatewayModule } from '../api-gateway.module';

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { InferenceContracts } from '@gw/contracts';
-import { RpcClient } from '@gw/platform';
+import { type RpcClient } from '@gw/platform';
 import type { Response } from 'express';
 import { randomUUID } from 'node:crypto';
 

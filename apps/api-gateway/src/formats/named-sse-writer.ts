@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { DomainError, NamedServerSentEvent } from '@gw/contracts';
+import { type DomainError, type NamedServerSentEvent } from '@gw/contracts';
 import { toDomainErrorForHttp } from '@gw/platform';
 import type { Response } from 'express';
 import type { Observable } from 'rxjs';

@@ -1,4 +1,4 @@
-import { randomBytes, scrypt, ScryptOptions, timingSafeEqual } from 'node:crypto';
+import { randomBytes, scrypt, type ScryptOptions, timingSafeEqual } from 'node:crypto';
 
 /** Node's defaults (N=2^14, r=8, p=1): about 16 MB and tens of milliseconds per hash. */
 const PARAMS = { N: 16384, r: 8, p: 1 } as const;

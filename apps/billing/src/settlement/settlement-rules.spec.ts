@@ -1,5 +1,5 @@
 import { Decimal } from 'decimal.js';
-import { GenerationFinalStatus, GenerationFinishedEvent } from '@gw/contracts';
+import { type GenerationFinalStatus, type GenerationFinishedEvent } from '@gw/contracts';
 import { chargeFor, listStatusOf, recordedFinishReason, unprocessableReason } from './settlement-rules';
 
 const event: GenerationFinishedEvent = {

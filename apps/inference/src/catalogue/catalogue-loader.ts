@@ -1,14 +1,14 @@
 import { plainToInstance } from 'class-transformer';
-import { validateSync, ValidationError } from 'class-validator';
+import { validateSync, type ValidationError } from 'class-validator';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { ModelCatalogueEntryDto } from '@gw/dto';
-import { missingBilledUnits, Pricing, unitParamProblem } from '@gw/pricing';
+import { type ModelCatalogueEntryDto } from '@gw/dto';
+import { missingBilledUnits, type Pricing, unitParamProblem } from '@gw/pricing';
 import {
   CatalogueFileConfig,
-  CatalogueModelConfig,
-  CatalogueProviderConfig,
-  ProviderWire,
+  type CatalogueModelConfig,
+  type CatalogueProviderConfig,
+  type ProviderWire,
 } from './catalogue-config';
 import { ENDPOINTS_BY_MODEL_TYPE } from './model-endpoints';
 import { StartupError } from '@gw/platform';
@@ -83,7 +83,7 @@ export function loadCatalogue(file: string, variables: Record<string, string | u
  */
 function checkModel(model: CatalogueModelConfig, file: string, at: string): void {
   model.providers.forEach((provider, p) => {
-    const missing = missingBilledUnits(model.type, provider.pricing as Pricing);
+    const missing = missingBilledUnits(model.type, provider.pricing);
     if (missing.length > 0) {
       throw new CatalogueError(
         file,
@@ -143,7 +143,7 @@ function route(
     baseUrl: baseUrl.replace(/\/+$/, ''),
     upstreamModel: provider.routing.model,
     apiKey: provider.routing.apiKeyEnv ? (variables[provider.routing.apiKeyEnv] ?? null) : null,
-    pricing: provider.pricing as Pricing,
+    pricing: provider.pricing,
     maxPromptTokens: lowest(provider.context_length, provider.per_request_limits.prompt_tokens),
     maxCompletionTokens: lowest(
       provider.max_completion_tokens,

@@ -1,11 +1,16 @@
 import Decimal from 'decimal.js';
-import { ChatCompletionChunk, DomainError, GenerationResponseMode, TokenUsage } from '@gw/contracts';
+import {
+  type ChatCompletionChunk,
+  DomainError,
+  type GenerationResponseMode,
+  type TokenUsage,
+} from '@gw/contracts';
 import type { ChatCompletionRequestDto, ChatCompletionRpcMessageDto, ChatMessageDto } from '@gw/dto';
 import { chatCost, roundCost } from '@gw/pricing';
 import type { CatalogueModel, ProviderRoute } from '../catalogue/catalogue-loader';
 import type { BilledGeneration } from '../generations/generation-billing.service';
 import type { NewAttempt } from '../generations/generation-outbox.repository';
-import { UpstreamFailure, UpstreamUsage } from '../providers/upstream-chat';
+import { type UpstreamFailure, type UpstreamUsage } from '../providers/upstream-chat';
 import { estimatedTokens } from './token-estimate';
 
 /** Everything known about one chat generation while it runs. */

@@ -1,4 +1,4 @@
-import { UpstreamFailure, UpstreamStreamEvent } from '../providers/upstream-chat';
+import { UpstreamFailure, type UpstreamStreamEvent } from '../providers/upstream-chat';
 import { awaitFirstOutput } from './first-output';
 
 async function* events(list: Array<UpstreamStreamEvent | number>): AsyncGenerator<UpstreamStreamEvent> {

@@ -1,4 +1,4 @@
-import { UpstreamFailure, UpstreamStreamEvent } from '../providers/upstream-chat';
+import { UpstreamFailure, type UpstreamStreamEvent } from '../providers/upstream-chat';
 
 export interface FirstOutput {
   /** Every event read so far, the last one carrying output unless the stream ended first. */

@@ -1,6 +1,6 @@
-import { DomainError } from '@gw/contracts';
+import { type DomainError } from '@gw/contracts';
 import type { CatalogueModel, ProviderRoute } from '../catalogue/catalogue-loader';
-import { planRoutes, RoutingContext, RoutingRequest } from './routing';
+import { planRoutes, type RoutingContext, type RoutingRequest } from './routing';
 
 const ALL = ['temperature', 'max_tokens', 'stream', 'tools', 'tool_choice', 'response_format', 'reasoning'];
 

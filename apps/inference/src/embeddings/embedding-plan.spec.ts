@@ -1,4 +1,4 @@
-import { DomainError } from '@gw/contracts';
+import { type DomainError } from '@gw/contracts';
 import { join } from 'node:path';
 import { loadCatalogue } from '../catalogue/catalogue-loader';
 import type { CatalogueModel } from '../catalogue/catalogue-loader';

@@ -1,5 +1,5 @@
 import { UpstreamFailure } from '../providers/upstream-chat';
-import { UpstreamHttp } from '../providers/upstream-http';
+import { type UpstreamHttp } from '../providers/upstream-http';
 
 export interface UpstreamEmbeddingCall {
   baseUrl: string;

@@ -1,14 +1,14 @@
 import type { ChatMessageDto, ChatToolCallDto } from '@gw/dto';
 import {
-  ChatAdapter,
-  ChatAdapterCall,
-  UpstreamChatRequest,
-  UpstreamCompletion,
+  type ChatAdapter,
+  type ChatAdapterCall,
+  type UpstreamChatRequest,
+  type UpstreamCompletion,
   UpstreamFailure,
-  UpstreamStreamEvent,
-  UpstreamUsage,
+  type UpstreamStreamEvent,
+  type UpstreamUsage,
 } from './upstream-chat';
-import { UpstreamHttp } from './upstream-http';
+import { type UpstreamHttp } from './upstream-http';
 
 const ANTHROPIC_VERSION = '2023-06-01';
 

@@ -1,13 +1,13 @@
 import type { ChatToolCallDto } from '@gw/dto';
 import {
-  ChatAdapter,
-  ChatAdapterCall,
-  UpstreamCompletion,
+  type ChatAdapter,
+  type ChatAdapterCall,
+  type UpstreamCompletion,
   UpstreamFailure,
-  UpstreamStreamEvent,
-  UpstreamUsage,
+  type UpstreamStreamEvent,
+  type UpstreamUsage,
 } from './upstream-chat';
-import { UpstreamHttp } from './upstream-http';
+import { type UpstreamHttp } from './upstream-http';
 
 interface OpenAiUsage {
   prompt_tokens?: number;

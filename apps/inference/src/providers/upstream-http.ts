@@ -1,6 +1,6 @@
-import { OnApplicationShutdown } from '@nestjs/common';
-import { createParser, EventSourceMessage } from 'eventsource-parser';
-import { Agent, Dispatcher, errors, FormData, request } from 'undici';
+import { type OnApplicationShutdown } from '@nestjs/common';
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { Agent, type Dispatcher, errors, type FormData, request } from 'undici';
 import { UpstreamFailure } from './upstream-chat';
 
 /**

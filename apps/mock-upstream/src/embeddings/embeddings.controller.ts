@@ -34,9 +34,9 @@ export class MockEmbeddingsController {
         return error(res, 400, 'Bad dimensions');
       dimensions = wanted;
     }
-    const failure = injectedFailure(inputs as string[]);
+    const failure = injectedFailure(inputs);
     if (failure !== null) return error(res, failure, `Injected failure ${failure}`);
-    const texts = inputs as string[];
+    const texts = inputs;
     const tokens = texts.reduce((sum, text) => sum + mockEmbeddingTokens(text), 0);
     res.status(200).json({
       object: 'list',

@@ -1,5 +1,5 @@
 import { rpc, stream } from '../contract';
-import { ERROR_CODE_TABLE, ErrorCode } from '../errors';
+import { ERROR_CODE_TABLE, type ErrorCode } from '../errors';
 import type { Principal } from '../principal';
 
 /**

@@ -1,4 +1,9 @@
-import { registerDecorator, ValidateBy, ValidationArguments, ValidationOptions } from 'class-validator';
+import {
+  registerDecorator,
+  ValidateBy,
+  type ValidationArguments,
+  type ValidationOptions,
+} from 'class-validator';
 import { isPlainObject } from '../common/nested-object';
 
 export const TOOL_CHOICE_VALUES = ['none', 'auto', 'required'] as const;

@@ -1,4 +1,4 @@
-import { registerDecorator, ValidationOptions } from 'class-validator';
+import { registerDecorator, type ValidationOptions } from 'class-validator';
 import { isPlainObject } from '../common/nested-object';
 
 const DECIMAL = /^\d{1,12}(\.\d{1,12})?$/;

@@ -1,4 +1,4 @@
-import { createServer, Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 
 /**
  * Liveness and readiness for services that speak only NATS, so Kubernetes probes have an HTTP

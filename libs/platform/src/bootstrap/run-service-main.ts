@@ -1,9 +1,9 @@
-import { DynamicModule } from '@nestjs/common';
-import { ServiceEnv } from '../env/base-env';
+import { type DynamicModule } from '@nestjs/common';
+import { type ServiceEnv } from '../env/base-env';
 import { loadEnv, StartupError } from '../env/load-env';
-import { migrateServiceDatabase, ServiceDatabaseOptions } from '../database/service-database';
+import { migrateServiceDatabase, type ServiceDatabaseOptions } from '../database/service-database';
 import { createLogger } from '../logging/logger';
-import { TransportOptions } from '../transport/transport-options';
+import { type TransportOptions } from '../transport/transport-options';
 import { startHealthServer } from './health-server';
 import { startService } from './start-service';
 

@@ -1,5 +1,5 @@
-import { ClientProxy, MsPattern, ReadPacket, WritePacket } from '@nestjs/microservices';
-import { InProcessBus } from './in-process-bus';
+import { ClientProxy, type MsPattern, type ReadPacket, type WritePacket } from '@nestjs/microservices';
+import { type InProcessBus } from './in-process-bus';
 
 /** The client side of the in-process transport: a ClientProxy whose wire is the bus. */
 export class InProcessClient extends ClientProxy {

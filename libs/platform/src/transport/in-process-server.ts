@@ -1,6 +1,6 @@
-import { BaseRpcContext, CustomTransportStrategy, Server } from '@nestjs/microservices';
+import { BaseRpcContext, type CustomTransportStrategy, Server } from '@nestjs/microservices';
 import { isObservable } from 'rxjs';
-import { InProcessBus, NO_HANDLER_MESSAGE } from './in-process-bus';
+import { type InProcessBus, NO_HANDLER_MESSAGE } from './in-process-bus';
 
 /**
  * A Nest transport strategy that registers the app's @MessagePattern and @EventPattern handlers
