@@ -177,6 +177,23 @@ export default [
     },
   },
   {
+    // The gateway holds no database: neither TypeORM nor the platform's database entry point.
+    files: ['apps/api-gateway/**/*.ts'],
+    ignores: testFiles,
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [...databaseDrivers, '@gw/platform/database'].map((name) => ({
+            name,
+            message: 'The gateway holds no database; it asks the services over NATS.',
+          })),
+          patterns: [{ group: ['typeorm/*', 'pg/*'], message: 'The gateway holds no database.' }],
+        },
+      ],
+    },
+  },
+  {
     files: testFiles,
     rules: {
       // Specs read untyped JSON answers of the API under test; typing each one would only restate the

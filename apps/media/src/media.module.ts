@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { ServiceDatabaseModule, TransportModule, TransportOptions } from '@gw/platform';
+import { TransportModule, TransportOptions } from '@gw/platform';
+import { ServiceDatabaseModule } from '@gw/platform/database';
 import { mediaDatabase } from './database/media-database';
 import { MediaGenerationHandler } from './generations/media-generation.handler';
 import { MediaGenerationRepository } from './generations/media-generation.repository';

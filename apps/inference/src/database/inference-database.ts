@@ -1,4 +1,4 @@
-import { type ServiceDatabaseOptions } from '@gw/platform';
+import { type ServiceDatabaseOptions } from '@gw/platform/database';
 import { EventOutboxEntity } from '../generations/event-outbox.entity';
 import { RequestAttemptEntity } from '../generations/request-attempt.entity';
 import { CreateInferenceTables1763900000000 } from './migrations/1763900000000-create-inference-tables';

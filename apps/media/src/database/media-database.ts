@@ -1,4 +1,4 @@
-import { type ServiceDatabaseOptions } from '@gw/platform';
+import { type ServiceDatabaseOptions } from '@gw/platform/database';
 import { MediaGenerationEntity } from '../generations/media-generation.entity';
 import { CreateMediaGenerations1763830000000 } from './migrations/1763830000000-create-media-generations';
 
