@@ -1,1 +1,3 @@
-module.exports = require('../../tools/webpack/app-webpack.cjs')(__dirname, 'api-gateway');
+module.exports = require('../../tools/webpack/app-webpack.cjs')(__dirname, 'api-gateway', {
+  database: false,
+});

@@ -1,17 +1,17 @@
-import { INestApplication, INestMicroservice } from '@nestjs/common';
+import { type INestApplication, type INestMicroservice } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { Test } from '@nestjs/testing';
 // The test runs the real auth service beside the gateway, as the embedded app composes them.
 import { AUTH_QUEUE, AuthEnv, AuthModule } from '@gw/app-auth';
-import { AuthContracts, UserPrincipal } from '@gw/contracts';
-import { RpcClient, startService, TransportModule, TransportOptions } from '@gw/platform';
+import { AuthContracts, type UserPrincipal } from '@gw/contracts';
+import { RpcClient, startService, TransportModule, type TransportOptions } from '@gw/platform';
 import {
   createTestDatabase,
   expectEventually,
   silentLogger,
   startTestNats,
-  TestDatabase,
-  TestNats,
+  type TestDatabase,
+  type TestNats,
 } from '@gw/testing';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';

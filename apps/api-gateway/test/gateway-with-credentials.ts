@@ -1,9 +1,9 @@
-import { INestApplication } from '@nestjs/common';
+import { type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { DomainError, Principal } from '@gw/contracts';
-import { createValidationPipe, HttpErrorFilter, TransportOptions } from '@gw/platform';
+import { DomainError, type Principal } from '@gw/contracts';
+import { createValidationPipe, HttpErrorFilter, type TransportOptions } from '@gw/platform';
 import { silentLogger } from '@gw/testing';
-import { ApiGatewayEnv, ApiGatewayModule } from '../src/api-gateway.module';
+import { type ApiGatewayEnv, ApiGatewayModule } from '../src/api-gateway.module';
 import { CredentialResolver } from '../src/security/credential-resolver';
 
 /** Authentication is not under test: each fixed token stands for its principal. */

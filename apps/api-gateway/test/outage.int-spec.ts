@@ -1,10 +1,10 @@
-import { INestApplication, INestMicroservice } from '@nestjs/common';
+import { type INestApplication, type INestMicroservice } from '@nestjs/common';
 // The test runs the real auth service beside the gateway, as the embedded app composes them.
 import { AUTH_QUEUE, AuthEnv, AuthModule } from '@gw/app-auth';
-import { startService, TransportOptions } from '@gw/platform';
-import { createTestDatabase, startTestNats, TestDatabase, TestNats } from '@gw/testing';
+import { startService, type TransportOptions } from '@gw/platform';
+import { createTestDatabase, startTestNats, type TestDatabase, type TestNats } from '@gw/testing';
 import { randomUUID } from 'node:crypto';
-import { createConnection, createServer, Server, Socket } from 'node:net';
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { ApiGatewayEnv, createApiGatewayApp } from '../src/api-gateway.module';
 
 const JWT_SECRET = 'gateway-outage-int-spec-secret-42';

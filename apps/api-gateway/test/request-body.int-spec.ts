@@ -1,4 +1,4 @@
-import { INestApplication } from '@nestjs/common';
+import { type INestApplication } from '@nestjs/common';
 import { InProcessBus } from '@gw/platform';
 import { request as httpRequest } from 'node:http';
 import { ApiGatewayEnv, createApiGatewayApp } from '../src/api-gateway.module';

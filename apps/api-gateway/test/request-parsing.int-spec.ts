@@ -1,4 +1,4 @@
-import { INestApplication } from '@nestjs/common';
+import { type INestApplication } from '@nestjs/common';
 import { InProcessBus } from '@gw/platform';
 import { ApiGatewayEnv, createApiGatewayApp } from '../src/api-gateway.module';
 import { silentLogger } from '@gw/testing';

@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
-import { ServiceDatabaseModule, TransportModule, TransportOptions } from '@gw/platform';
+import { TransportModule, TransportOptions } from '@gw/platform';
+import { ServiceDatabaseModule } from '@gw/platform/database';
 import { ApiKeyHandler } from './api-keys/api-key.handler';
 import { ApiKeyRepository } from './api-keys/api-key.repository';
 import { ApiKeyService } from './api-keys/api-key.service';

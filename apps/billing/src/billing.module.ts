@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { ServiceDatabaseModule, TransportModule, TransportOptions } from '@gw/platform';
+import { TransportModule, TransportOptions } from '@gw/platform';
+import { ServiceDatabaseModule } from '@gw/platform/database';
 import { BILLING_ENV, BillingEnv } from './billing.env';
 import { BILLING_CLOCK, Clock, systemClock } from './clock';
 import { billingDatabase } from './database/billing-database';

@@ -1,6 +1,6 @@
 // Decorator metadata (env schemas, DTOs, entities) needs the Reflect API before any class is defined.
 import 'reflect-metadata';
-import { runServiceMain } from '@gw/platform';
+import { runServiceMain } from '@gw/platform/database';
 import { BILLING_QUEUE, BillingEnv, BillingModule } from './billing.module';
 import { billingDatabase } from './database/billing-database';
 

@@ -1,17 +1,23 @@
-import { INestMicroservice } from '@nestjs/common';
+import { type INestMicroservice } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { BillingContracts, BillingEvents, GenerationFinishedEvent } from '@gw/contracts';
+import { BillingContracts, BillingEvents, type GenerationFinishedEvent } from '@gw/contracts';
 import {
   JetStreamDurableEvents,
   RpcClient,
   startService,
   TransportModule,
-  TransportOptions,
+  type TransportOptions,
 } from '@gw/platform';
-import { createTestDatabase, silentLogger, startTestNats, TestDatabase, TestNats } from '@gw/testing';
+import {
+  createTestDatabase,
+  silentLogger,
+  startTestNats,
+  type TestDatabase,
+  type TestNats,
+} from '@gw/testing';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { BILLING_QUEUE, BillingEnv, BillingModule, Clock } from '../src/billing.module';
+import { BILLING_QUEUE, BillingEnv, BillingModule, type Clock } from '../src/billing.module';
 
 /** Runs with the real time until a test pins it with set(); advance() moves it either way. */
 export class TestClock implements Clock {

@@ -1,10 +1,10 @@
 import {
-  ApiKeyPrincipal,
+  type ApiKeyPrincipal,
   BillingContracts,
-  GenerationFinishedEvent,
-  HistoryQuery,
-  Principal,
-  UserPrincipal,
+  type GenerationFinishedEvent,
+  type HistoryQuery,
+  type Principal,
+  type UserPrincipal,
 } from '@gw/contracts';
 import { expectEventually, generationFinishedEvent } from '@gw/testing';
 import { randomUUID } from 'node:crypto';

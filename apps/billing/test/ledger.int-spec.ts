@@ -172,9 +172,7 @@ describe('billing ledger over NATS and Postgres: balance, credits, reservations'
     const held = results
       .filter((r) => r.status === 'fulfilled')
       .map((r) => (r as PromiseFulfilledResult<{ reservedAmount: string }>).value);
-    const refused = results
-      .filter((r) => r.status === 'rejected')
-      .map((r) => (r as PromiseRejectedResult).reason);
+    const refused = results.filter((r) => r.status === 'rejected').map((r) => r.reason);
     // 13 holds of 0.75 use 9.75; the 14th gets the remaining 0.25 < 0.5 and is refused, as is everything after.
     expect(held).toHaveLength(13);
     expect(held.every((h) => h.reservedAmount === '0.75000000')).toBe(true);

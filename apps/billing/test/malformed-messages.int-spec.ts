@@ -1,4 +1,4 @@
-import { AddCreditsRequest, BillingContracts, ReserveCreditRequest } from '@gw/contracts';
+import { type AddCreditsRequest, BillingContracts, type ReserveCreditRequest } from '@gw/contracts';
 import { malformedMessages } from '@gw/testing';
 import { randomUUID } from 'node:crypto';
 import { BillingTestApp } from './billing-test-app';

@@ -1,4 +1,4 @@
-import { BillingContracts, RESERVATION_EXPIRED_ERROR_CODE, UserPrincipal } from '@gw/contracts';
+import { BillingContracts, RESERVATION_EXPIRED_ERROR_CODE, type UserPrincipal } from '@gw/contracts';
 import { expectEventually, generationFinishedEvent } from '@gw/testing';
 import { randomUUID } from 'node:crypto';
 import { BillingTestApp } from './billing-test-app';

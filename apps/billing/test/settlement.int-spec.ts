@@ -1,4 +1,4 @@
-import { BillingContracts, GenerationFinishedEvent } from '@gw/contracts';
+import { BillingContracts, type GenerationFinishedEvent } from '@gw/contracts';
 import { expectEventually, generationFinishedEvent } from '@gw/testing';
 import { randomUUID } from 'node:crypto';
 import { SettlementService } from '../src/settlement/settlement.service';
@@ -181,7 +181,7 @@ describe('billing settlement from JetStream', () => {
     await app.publish({
       ...generationFinishedEvent(org),
       organizationId: 'not-a-uuid',
-    } as GenerationFinishedEvent);
+    });
     await drain(org);
     await expect(app.balance(org)).resolves.toBe('0.00000000');
   });

@@ -1,4 +1,4 @@
-import { BillingContracts, SpendingLimit } from '@gw/contracts';
+import { BillingContracts, type SpendingLimit } from '@gw/contracts';
 import { expectEventually, generationFinishedEvent } from '@gw/testing';
 import { randomUUID } from 'node:crypto';
 import { BillingTestApp } from './billing-test-app';
@@ -54,7 +54,7 @@ describe('billing spending limits per API key over NATS and Postgres', () => {
     const granted = results.filter((r) => r.status === 'fulfilled');
     expect(granted).toHaveLength(10);
     for (const r of results.filter((r) => r.status === 'rejected')) {
-      expect((r as PromiseRejectedResult).reason).toMatchObject({
+      expect(r.reason).toMatchObject({
         code: 'insufficient_balance',
         status: 402,
       });

@@ -1,7 +1,7 @@
 import { expectEventually } from '@gw/testing';
 import Decimal from 'decimal.js';
-import { EmbeddedGateway, startEmbeddedGateway } from './support/embedded-gateway';
-import { http, seedOrganization, SeededOrganization, sseData } from './support/gateway-http';
+import { type EmbeddedGateway, startEmbeddedGateway } from './support/embedded-gateway';
+import { http, seedOrganization, type SeededOrganization, sseData } from './support/gateway-http';
 
 /**
  * Chat as a client meets it over HTTP, against the built embedded app: the model alias, routing

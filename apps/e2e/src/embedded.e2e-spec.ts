@@ -5,7 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { AppProcess, startApp } from './support/app-process';
+import { type AppProcess, startApp } from './support/app-process';
 import { http, seedOrganization, sseData } from './support/gateway-http';
 import { removeEmbeddedData } from './support/embedded-data';
 

@@ -3,8 +3,8 @@ import Decimal from 'decimal.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AppProcess, startApp } from './support/app-process';
-import { http, seedOrganization, SeededOrganization } from './support/gateway-http';
+import { type AppProcess, startApp } from './support/app-process';
+import { http, seedOrganization, type SeededOrganization } from './support/gateway-http';
 import { removeEmbeddedData } from './support/embedded-data';
 
 interface Item {

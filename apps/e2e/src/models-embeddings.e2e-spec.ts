@@ -2,7 +2,7 @@ import Decimal from 'decimal.js';
 import { PRICE_KEYS, PRICING_KEYS } from '@gw/pricing';
 import { expectEventually } from '@gw/testing';
 import OpenAI from 'openai';
-import { EmbeddedGateway, startEmbeddedGateway } from './support/embedded-gateway';
+import { type EmbeddedGateway, startEmbeddedGateway } from './support/embedded-gateway';
 import { http } from './support/gateway-http';
 
 /** The subset of JSON Schema this test needs: type, enum, pattern, required, properties, additionalProperties, items, minItems, oneOf. */

@@ -4,7 +4,7 @@ import { cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { AppProcess, startApp, WORKSPACE_ROOT } from './support/app-process';
+import { type AppProcess, startApp, WORKSPACE_ROOT } from './support/app-process';
 import { embeddedCluster, removeEmbeddedData } from './support/embedded-data';
 import { http, sseData } from './support/gateway-http';
 

@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { expectEventually } from '@gw/testing';
 import OpenAI from 'openai';
-import { EmbeddedGateway, startEmbeddedGateway } from './support/embedded-gateway';
+import { type EmbeddedGateway, startEmbeddedGateway } from './support/embedded-gateway';
 import { http } from './support/gateway-http';
 
 /** The official SDKs against the built embedded app: what a user of OpenAI's or Anthropic's client meets. */

@@ -1,6 +1,6 @@
 import { expectEventually } from '@gw/testing';
 import OpenAI, { toFile } from 'openai';
-import { EmbeddedGateway, startEmbeddedGateway } from './support/embedded-gateway';
+import { type EmbeddedGateway, startEmbeddedGateway } from './support/embedded-gateway';
 import { http } from './support/gateway-http';
 
 /** A 16 kHz mono 16-bit PCM WAV of a 440 Hz sine wave, written the way any recorder would. */

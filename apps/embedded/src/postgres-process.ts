@@ -1,4 +1,4 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import type { PostgresUser } from './postgres-user';
 
 /** PostgreSQL's messages in English whatever the machine's locale, so they can be read and shown. */

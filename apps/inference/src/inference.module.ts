@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { ServiceDatabaseModule, TransportModule, TransportOptions } from '@gw/platform';
+import { TransportModule, TransportOptions } from '@gw/platform';
+import { ServiceDatabaseModule } from '@gw/platform/database';
 import { loadCatalogue, ModelCatalogue } from '@gw/catalogue';
 import { paidGenerationProviders } from '@gw/paid-generation';
 import { ModelsHandler } from './catalogue/models.handler';

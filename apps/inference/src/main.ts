@@ -1,6 +1,6 @@
 // Decorator metadata (env schemas, DTOs, entities) needs the Reflect API before any class is defined.
 import 'reflect-metadata';
-import { runServiceMain } from '@gw/platform';
+import { runServiceMain } from '@gw/platform/database';
 import { inferenceDatabase } from './database/inference-database';
 import { INFERENCE_QUEUE, InferenceEnv, InferenceModule } from './inference.module';
 

@@ -5,11 +5,11 @@ import { randomUUID } from 'node:crypto';
 import { lastValueFrom, toArray } from 'rxjs';
 import { DataSource } from 'typeorm';
 import {
-  ChatCompletionChunk,
-  ChatCompletionRequest,
-  GenerationFinishedEvent,
+  type ChatCompletionChunk,
+  type ChatCompletionRequest,
+  type GenerationFinishedEvent,
   InferenceContracts,
-  Principal,
+  type Principal,
 } from '@gw/contracts';
 import { apiKeyPrincipal, expectEventually, POOR_ORGANIZATION } from '@gw/testing';
 import { DEMO_CATALOGUE, InferenceTestApp } from './inference-test-app';

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import {
-  EmbeddingRequest,
+  type EmbeddingRequest,
   EmbeddingsContracts,
   InferenceContracts,
-  Principal,
-  ReserveCreditRequest,
+  type Principal,
+  type ReserveCreditRequest,
 } from '@gw/contracts';
 import { InferenceTestApp } from './inference-test-app';
 import { apiKeyPrincipal, POOR_ORGANIZATION } from '@gw/testing';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { lastValueFrom, toArray } from 'rxjs';
-import { FormatRequest, FormatsContracts, InferenceContracts, Principal } from '@gw/contracts';
+import { type FormatRequest, FormatsContracts, InferenceContracts, type Principal } from '@gw/contracts';
 import { InferenceTestApp } from './inference-test-app';
 import { apiKeyPrincipal, POOR_ORGANIZATION } from '@gw/testing';
 
@@ -266,7 +266,7 @@ describe('inference Responses and Messages over NATS, Postgres and mock-upstream
 
   describe('a stream the provider cuts', () => {
     const eventOfStream = async (
-      contract: typeof FormatsContracts.messagesStream | typeof FormatsContracts.responsesStream,
+      contract: typeof FormatsContracts.messagesStream,
       body: Record<string, unknown>,
     ) => {
       const generationId = `gen-${randomUUID()}`;

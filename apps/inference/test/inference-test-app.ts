@@ -1,16 +1,16 @@
-import { INestApplication, INestMicroservice } from '@nestjs/common';
+import { type INestApplication, type INestMicroservice } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { join } from 'node:path';
-import { BillingEvents, GenerationFinishedEvent, ReserveCreditRequest } from '@gw/contracts';
-import { DurableEvents, RpcClient, startService, TransportModule, TransportOptions } from '@gw/platform';
+import { BillingEvents, type GenerationFinishedEvent, type ReserveCreditRequest } from '@gw/contracts';
+import { DurableEvents, RpcClient, startService, TransportModule, type TransportOptions } from '@gw/platform';
 import {
   createTestDatabase,
   expectEventually,
   silentLogger,
   standInBilling,
   startTestNats,
-  TestDatabase,
-  TestNats,
+  type TestDatabase,
+  type TestNats,
 } from '@gw/testing';
 import { createMockUpstreamApp } from '@gw/app-mock-upstream';
 import { INFERENCE_QUEUE, InferenceEnv, InferenceModule } from '../src/inference.module';

@@ -1,8 +1,8 @@
 import {
-  ChatCompletionRequest,
+  type ChatCompletionRequest,
   EmbeddingsContracts,
   InferenceContracts,
-  Principal,
+  type Principal,
   TranscriptionContracts,
 } from '@gw/contracts';
 import { malformedMessages } from '@gw/testing';

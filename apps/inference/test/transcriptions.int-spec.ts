@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import {
-  AudioFormat,
-  Principal,
+  type AudioFormat,
+  type Principal,
   TranscriptionContracts,
-  TranscriptionParams,
-  TranscriptionReply,
-  TranscriptionRequest,
+  type TranscriptionParams,
+  type TranscriptionReply,
+  type TranscriptionRequest,
 } from '@gw/contracts';
 import { flacFile, id3Tag, m4aFile, mp3Frames, oggFile, wavFile, webmFile } from './audio-fixtures';
 import { InferenceTestApp } from './inference-test-app';

@@ -1,6 +1,6 @@
 // Decorator metadata (env schemas, DTOs, entities) needs the Reflect API before any class is defined.
 import 'reflect-metadata';
-import { runServiceMain } from '@gw/platform';
+import { runServiceMain } from '@gw/platform/database';
 import { mediaDatabase } from './database/media-database';
 import { MEDIA_QUEUE, MediaEnv, MediaModule } from './media.module';
 

@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { paidGenerationProviders } from '@gw/paid-generation';
-import { ServiceDatabaseModule, TransportModule, TransportOptions } from '@gw/platform';
+import { TransportModule, TransportOptions } from '@gw/platform';
+import { ServiceDatabaseModule } from '@gw/platform/database';
 import { MEDIA_TABLES, mediaDatabase } from './database/media-database';
 import { MediaGenerationHandler } from './generations/media-generation.handler';
 import { MediaGenerationRepository } from './generations/media-generation.repository';

@@ -1,14 +1,14 @@
-import { INestMicroservice } from '@nestjs/common';
+import { type INestMicroservice } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { GetMediaGenerationRequest, MediaContracts, Principal } from '@gw/contracts';
-import { RpcClient, startService, TransportModule, TransportOptions } from '@gw/platform';
+import { type GetMediaGenerationRequest, MediaContracts, type Principal } from '@gw/contracts';
+import { RpcClient, startService, TransportModule, type TransportOptions } from '@gw/platform';
 import {
   createTestDatabase,
   malformedMessages,
   silentLogger,
   startTestNats,
-  TestDatabase,
-  TestNats,
+  type TestDatabase,
+  type TestNats,
 } from '@gw/testing';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';

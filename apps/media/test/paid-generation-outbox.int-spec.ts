@@ -1,13 +1,13 @@
-import { INestMicroservice } from '@nestjs/common';
+import { type INestMicroservice } from '@nestjs/common';
 import { BillingEvents } from '@gw/contracts';
-import { startService, TransportOptions } from '@gw/platform';
+import { startService, type TransportOptions } from '@gw/platform';
 import {
   createTestDatabase,
   expectEventually,
   silentLogger,
   startTestNats,
-  TestDatabase,
-  TestNats,
+  type TestDatabase,
+  type TestNats,
 } from '@gw/testing';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';

@@ -1,4 +1,4 @@
-import { INestApplication } from '@nestjs/common';
+import { type INestApplication } from '@nestjs/common';
 import { createMockUpstreamApp } from '../src/mock-upstream.module';
 import { silentLogger } from '@gw/testing';
 

@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { ServiceDatabaseModule, TransportModule, TransportOptions } from '@gw/platform';
+import { TransportModule, TransportOptions } from '@gw/platform';
+import { ServiceDatabaseModule } from '@gw/platform/database';
 import { storageDatabase } from './database/storage-database';
 import { StoredFileHandler } from './files/stored-file.handler';
 import { StoredFileRepository } from './files/stored-file.repository';

@@ -1,8 +1,14 @@
-import { INestMicroservice } from '@nestjs/common';
+import { type INestMicroservice } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { Principal, StorageContracts } from '@gw/contracts';
-import { RpcClient, startService, TransportModule, TransportOptions } from '@gw/platform';
-import { createTestDatabase, silentLogger, startTestNats, TestDatabase, TestNats } from '@gw/testing';
+import { type Principal, StorageContracts } from '@gw/contracts';
+import { RpcClient, startService, TransportModule, type TransportOptions } from '@gw/platform';
+import {
+  createTestDatabase,
+  silentLogger,
+  startTestNats,
+  type TestDatabase,
+  type TestNats,
+} from '@gw/testing';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { STORAGE_QUEUE, StorageEnv, StorageModule } from '../src/storage.module';

@@ -1,14 +1,14 @@
 import { plainToInstance } from 'class-transformer';
-import { validateSync, ValidationError } from 'class-validator';
+import { validateSync, type ValidationError } from 'class-validator';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { ModelCatalogueEntryDto, ProviderDescriptorDto } from '@gw/dto';
-import { missingBilledUnits, Pricing, unitParamProblem } from '@gw/pricing';
+import { type ModelCatalogueEntryDto } from '@gw/dto';
+import { missingBilledUnits, type Pricing, unitParamProblem } from '@gw/pricing';
 import {
   CatalogueFileConfig,
-  CatalogueModelConfig,
-  CatalogueProviderConfig,
-  ProviderWire,
+  type CatalogueModelConfig,
+  type CatalogueProviderConfig,
+  type ProviderWire,
 } from './catalogue-config';
 import { ENDPOINTS_BY_MODEL_TYPE } from './model-endpoints';
 import { StartupError } from '@gw/platform';
@@ -169,7 +169,7 @@ function publicEntry(model: CatalogueModelConfig): ModelCatalogueEntryDto {
     type: model.type,
     created: model.created,
     architecture: { ...model.architecture },
-    top_provider: top as ProviderDescriptorDto,
+    top_provider: top,
     endpoints: [...ENDPOINTS_BY_MODEL_TYPE[model.type]],
     short_description: model.short_description,
     providers,

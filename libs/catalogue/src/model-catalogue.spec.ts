@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { loadCatalogue } from './catalogue-loader';
 import { ModelCatalogue } from './model-catalogue';
-import { endpointOfApiType, ModelEndpoint } from './model-endpoints';
+import { endpointOfApiType, type ModelEndpoint } from './model-endpoints';
 
 const catalogue = new ModelCatalogue(
   loadCatalogue(join(__dirname, '../../../config/catalogue.demo.json'), {

@@ -74,7 +74,7 @@ export function isRpcErrorPayload(value: unknown): value is RpcErrorPayload {
 
 /** The HTTP error body everywhere (DESIGN.md §5.1). */
 export interface ErrorEnvelope {
-  error: { message: string; type: ErrorEnvelopeType; code: ErrorCode | string; param: string | null };
+  error: { message: string; type: ErrorEnvelopeType; code: ErrorCode | (string & {}); param: string | null };
 }
 
 /** A coded failure raised by any service; it survives the transport as an RpcErrorPayload. */

@@ -1,5 +1,5 @@
 import type { NewAttempt } from './paid-generation-tables';
-import { toUpstreamFailure, UpstreamFailure } from './upstream-failure';
+import { toUpstreamFailure, type UpstreamFailure } from './upstream-failure';
 
 /** Whatever names a provider to try: a catalogue route, or anything else with the provider's name. */
 export interface FallbackRoute {

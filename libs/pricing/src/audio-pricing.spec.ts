@@ -1,5 +1,5 @@
 import { MissingPriceError, sttCost, ttsCost } from './audio-pricing';
-import { Pricing } from './pricing';
+import { type Pricing } from './pricing';
 
 const whisper: Pricing = { currency: 'RUB', stt_per_minute: '0.60', tts_per_million_characters: {} };
 const withFee: Pricing = { ...whisper, per_request: '0.05' };

@@ -1,5 +1,5 @@
 import Decimal from 'decimal.js';
-import { price, Pricing, PriceKey } from './pricing';
+import { price, type Pricing, type PriceKey } from './pricing';
 
 const SECONDS_PER_MINUTE = 60;
 const MILLION = 1_000_000;

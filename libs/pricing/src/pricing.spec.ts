@@ -7,16 +7,16 @@ import {
   embeddingCost,
   matchTier,
   maxChatCost,
-  MeteredUsage,
+  type MeteredUsage,
   meteredCost,
   missingBilledUnits,
   PER_REQUEST_UNIT,
   price,
-  Pricing,
+  type Pricing,
   PRICING_KEYS,
   PRICING_TIER_KEYS,
-  PricingTier,
-  TierParameters,
+  type PricingTier,
+  type TierParameters,
   unitCost,
   unitParamProblem,
 } from './pricing';
@@ -71,10 +71,10 @@ describe('PRICING_KEYS', () => {
 
 describe('price', () => {
   it.each([
-    ['a decimal string', { currency: 'RUB', prompt_per_million: '1.5' } as Pricing, '1.5'],
-    ['an empty object', { currency: 'RUB', prompt_per_million: {} } as Pricing, null],
-    ['an absent key', { currency: 'RUB' } as Pricing, null],
-    ['an empty string', { currency: 'RUB', prompt_per_million: '' } as Pricing, null],
+    ['a decimal string', { currency: 'RUB', prompt_per_million: '1.5' }, '1.5'],
+    ['an empty object', { currency: 'RUB', prompt_per_million: {} }, null],
+    ['an absent key', { currency: 'RUB' }, null],
+    ['an empty string', { currency: 'RUB', prompt_per_million: '' }, null],
   ])('reads %s', (_label, pricing, expected) => {
     expect(price(pricing, 'prompt_per_million')?.toString() ?? null).toBe(expected);
   });

@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, Server } from 'node:http';
-import { AddressInfo } from 'node:net';
+import { createServer, type Server } from 'node:http';
+import { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
-import { AppEnv, readAppEnv } from './env-classes';
+import { type AppEnv, readAppEnv } from './env-classes';
 
 // Static checks of the deployment files against the apps as they are in the repository: no
 // Docker engine or cluster is needed, so they run with the unit tests.
@@ -16,10 +16,15 @@ const ROOT = join(__dirname, '../../..');
 const K8S = join(ROOT, 'k8s');
 const read = (path: string): string => readFileSync(join(ROOT, path), 'utf8');
 
-/** Deployable apps: every Nx application tagged as a service (the embedded mode runs alone). */
+/** Deployable apps: every Nx application tagged as the gateway or a service (the embedded mode runs alone). */
+const DEPLOYABLE_TAGS = ['type:gateway', 'type:service'];
 const APPS = readdirSync(join(ROOT, 'apps'))
   .filter((dir) => existsSync(join(ROOT, 'apps', dir, 'project.json')))
-  .filter((dir) => (JSON.parse(read(`apps/${dir}/project.json`)).tags ?? []).includes('type:service'))
+  .filter((dir) =>
+    (JSON.parse(read(`apps/${dir}/project.json`)).tags ?? []).some((tag: string) =>
+      DEPLOYABLE_TAGS.includes(tag),
+    ),
+  )
   .sort();
 const HTTP_APPS: Record<string, { port: number; path: string }> = {
   'api-gateway': { port: 3000, path: '/api/health' },
@@ -240,7 +245,7 @@ describe('docker-compose.yml', () => {
   const services: Record<string, Manifest> = compose.services ?? {};
 
   const environment = (service: Manifest): Record<string, string> => {
-    const env = service.environment ?? {};
+    const env: Record<string, string | number | boolean | null> | string[] = service.environment ?? {};
     if (!Array.isArray(env))
       return Object.fromEntries(Object.entries(env).map(([k, v]) => [k, String(v ?? '')]));
     return Object.fromEntries(

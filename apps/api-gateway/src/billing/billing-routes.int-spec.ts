@@ -1,9 +1,9 @@
-import { INestApplication, INestMicroservice } from '@nestjs/common';
+import { type INestApplication, type INestMicroservice } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AUTH_QUEUE, AuthEnv, AuthModule } from '@gw/app-auth';
 import { BILLING_QUEUE, BillingEnv, BillingModule } from '@gw/app-billing';
-import { BillingEvents, GenerationFinishedEvent, UserPrincipal } from '@gw/contracts';
-import { JetStreamDurableEvents, startService, TransportOptions } from '@gw/platform';
+import { BillingEvents, type GenerationFinishedEvent, type UserPrincipal } from '@gw/contracts';
+import { JetStreamDurableEvents, startService, type TransportOptions } from '@gw/platform';
 import {
   apiKeyPrincipal,
   createTestDatabase,
@@ -11,8 +11,8 @@ import {
   generationFinishedEvent,
   silentLogger,
   startTestNats,
-  TestDatabase,
-  TestNats,
+  type TestDatabase,
+  type TestNats,
 } from '@gw/testing';
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';

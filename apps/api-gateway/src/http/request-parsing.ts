@@ -1,5 +1,5 @@
-import { INestApplication } from '@nestjs/common';
-import { NestExpressApplication } from '@nestjs/platform-express';
+import { type INestApplication } from '@nestjs/common';
+import { type NestExpressApplication } from '@nestjs/platform-express';
 import { DomainError } from '@gw/contracts';
 import { errorEnvelope } from '@gw/platform';
 import { json, urlencoded } from 'express';

@@ -1,10 +1,10 @@
-import { INestApplication, INestMicroservice } from '@nestjs/common';
+import { type INestApplication, type INestMicroservice } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { join } from 'node:path';
 import { INFERENCE_QUEUE, InferenceEnv, InferenceModule } from '@gw/app-inference';
 import { createMockUpstreamApp } from '@gw/app-mock-upstream';
-import { ApiKeyPrincipal, BillingEvents, GenerationFinishedEvent } from '@gw/contracts';
-import { DurableEvents, startService, TransportModule, TransportOptions } from '@gw/platform';
+import { type ApiKeyPrincipal, BillingEvents, type GenerationFinishedEvent } from '@gw/contracts';
+import { DurableEvents, startService, TransportModule, type TransportOptions } from '@gw/platform';
 import {
   apiKeyPrincipal,
   createTestDatabase,
@@ -13,8 +13,8 @@ import {
   silentLogger,
   standInBilling,
   startTestNats,
-  TestDatabase,
-  TestNats,
+  type TestDatabase,
+  type TestNats,
 } from '@gw/testing';
 import { ApiGatewayEnv } from '../api-gateway.module';
 import { startGatewayWithCredentials } from '../../test/gateway-with-credentials';

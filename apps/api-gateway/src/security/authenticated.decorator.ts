@@ -1,7 +1,7 @@
 import {
   applyDecorators,
   createParamDecorator,
-  ExecutionContext,
+  type ExecutionContext,
   SetMetadata,
   UseGuards,
 } from '@nestjs/common';

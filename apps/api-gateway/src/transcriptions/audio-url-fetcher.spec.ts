@@ -1,6 +1,6 @@
-import { createServer, Server } from 'node:http';
-import { AddressInfo } from 'node:net';
-import { DomainError } from '@gw/contracts';
+import { createServer, type Server } from 'node:http';
+import { type AddressInfo } from 'node:net';
+import { type DomainError } from '@gw/contracts';
 import { AudioUrlFetcher } from './audio-url-fetcher';
 
 describe('AudioUrlFetcher', () => {

@@ -1,5 +1,5 @@
-import { LookupAddress, lookup as dnsLookup } from 'node:dns';
-import { isIP, LookupFunction } from 'node:net';
+import { type LookupAddress, lookup as dnsLookup } from 'node:dns';
+import { isIP, type LookupFunction } from 'node:net';
 import { Agent, errors, request } from 'undici';
 import { DomainError } from '@gw/contracts';
 import { MAX_AUDIO_BYTES } from '@gw/dto';

@@ -34,7 +34,7 @@ export function formFieldsToParams(fields: Record<string, unknown>): Record<stri
   for (const [name, items] of indexed) {
     const values = [...items]
       .sort((a, b) => a[0] - b[0])
-      .flatMap(([, value]) => (Array.isArray(value) ? value : [value]))
+      .flatMap(([, value]) => (Array.isArray(value) ? (value as unknown[]) : [value]))
       .filter((value) => value !== undefined);
     params[name] = values;
   }

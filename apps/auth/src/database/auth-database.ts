@@ -1,4 +1,4 @@
-import { ServiceDatabaseOptions } from '@gw/platform';
+import { type ServiceDatabaseOptions } from '@gw/platform/database';
 import { ApiKeyEntity } from '../api-keys/api-key.entity';
 import { MembershipEntity } from '../organizations/membership.entity';
 import { OrganizationEntity } from '../organizations/organization.entity';

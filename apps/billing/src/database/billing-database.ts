@@ -1,4 +1,4 @@
-import { ServiceDatabaseOptions } from '@gw/platform';
+import { type ServiceDatabaseOptions } from '@gw/platform/database';
 import { GenerationEntity, ModelNameEntity } from '../history/generation.entity';
 import { AccountEntity } from '../ledger/account.entity';
 import { LedgerEntryEntity } from '../ledger/ledger-entry.entity';

@@ -1,4 +1,4 @@
-import { HistoryQuery, Principal } from '@gw/contracts';
+import { type HistoryQuery, type Principal } from '@gw/contracts';
 import { buildHistoryFilter } from './history-filter';
 
 const organizationId = '3f0c2a4e-8d1b-4f7a-9c7e-2b5d6e8f9a01';

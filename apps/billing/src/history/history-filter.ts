@@ -1,9 +1,9 @@
 import {
   DomainError,
-  GenerationRequestType,
-  HistoryListStatus,
-  HistoryQuery,
-  Principal,
+  type GenerationRequestType,
+  type HistoryListStatus,
+  type HistoryQuery,
+  type Principal,
 } from '@gw/contracts';
 
 /** Which generations a history query may see and how it orders them; built from the principal, never from the query alone. */

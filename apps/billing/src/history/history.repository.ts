@@ -61,7 +61,7 @@ export class HistoryRepository {
     const order = filter.sortOrder === 'ASC' ? 'ASC' : 'DESC';
     const limitParam = where.params.length + 1;
     // created_at and id break ties, so paging through equal costs or timestamps never repeats or skips a row.
-    const page = this.dataSource.query(
+    const page = this.dataSource.query<HistoryListRow[]>(
       `SELECT g."id", g."model", COALESCE(m."display_name", g."model") AS "modelDisplayName",
               g."request_type" AS "requestType", g."provider", g."list_status" AS "listStatus",
               g."client_cost" AS "clientCost", g."usage", g."generation_time_ms" AS "generationTimeMs",
@@ -72,11 +72,11 @@ export class HistoryRepository {
         ORDER BY ${SORT_COLUMNS[filter.sortBy]} ${order}, g."created_at" ${order}, g."id" ${order}
         LIMIT $${limitParam} OFFSET $${limitParam + 1}`,
       [...where.params, filter.limit, filter.offset],
-    ) as Promise<HistoryListRow[]>;
-    const count = this.dataSource.query(
+    );
+    const count = this.dataSource.query<{ total: string }[]>(
       `SELECT count(*)::bigint AS "total" FROM "billing"."generations" g WHERE ${where.sql}`,
       where.params,
-    ) as Promise<{ total: string }[]>;
+    );
     const [rows, [{ total }]] = await Promise.all([page, count]);
     return { rows, total: Number(total) };
   }

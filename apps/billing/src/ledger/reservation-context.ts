@@ -1,5 +1,5 @@
 import type { ReserveCreditRequest } from '@gw/contracts';
-import { ReservationContext } from './reservation.entity';
+import { type ReservationContext } from './reservation.entity';
 
 const MAX_TEXT = 200;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

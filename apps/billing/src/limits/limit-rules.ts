@@ -1,7 +1,7 @@
 import { Decimal } from 'decimal.js';
 import type { SpendingLimitPeriod } from '@gw/contracts';
 import { formatMoney } from '../money/money';
-import { SpendingWindow, windowEnd } from './spending-windows';
+import { type SpendingWindow, windowEnd } from './spending-windows';
 
 export interface LimitRoom {
   period: SpendingLimitPeriod;

@@ -1,5 +1,5 @@
 import { Decimal } from 'decimal.js';
-import { GenerationFinalStatus } from '@gw/contracts';
+import { type GenerationFinalStatus } from '@gw/contracts';
 import { generationFinishedEvent } from '@gw/testing';
 import { chargeFor, listStatusOf, recordedFinishReason, unprocessableReason } from './settlement-rules';
 

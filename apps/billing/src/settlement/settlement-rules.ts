@@ -65,14 +65,14 @@ export function unprocessableReason(event: unknown): string | null {
   };
   const uuid = (name: string, nullable: boolean) => {
     if (nullable && (e[name] === null || e[name] === undefined)) return;
-    if (typeof e[name] !== 'string' || !UUID.test(e[name] as string)) problems.push(`${name} must be a UUID`);
+    if (typeof e[name] !== 'string' || !UUID.test(e[name])) problems.push(`${name} must be a UUID`);
   };
   const oneOf = (name: string, allowed: string[]) => {
     if (!allowed.includes(e[name] as string)) problems.push(`${name} must be one of ${allowed.join(', ')}`);
   };
   const instant = (name: string, nullable: boolean) => {
     if (nullable && (e[name] === null || e[name] === undefined)) return;
-    if (typeof e[name] !== 'string' || Number.isNaN(new Date(e[name] as string).getTime()))
+    if (typeof e[name] !== 'string' || Number.isNaN(new Date(e[name]).getTime()))
       problems.push(`${name} must be an ISO 8601 date-time`);
   };
   const count = (name: string, nullable: boolean) => {

@@ -2,11 +2,11 @@ import {
   createTestDatabase,
   freePort,
   startTestNats,
-  TestDatabase,
-  TestNats,
+  type TestDatabase,
+  type TestNats,
   waitForPort,
 } from '@gw/testing';
-import { AppProcess, startApp } from './app-process';
+import { type AppProcess, startApp } from './app-process';
 
 const SERVICES = ['auth', 'billing', 'inference', 'media', 'storage'] as const;
 

@@ -2,7 +2,7 @@ import { freePort } from '@gw/testing';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AppProcess, startApp } from './app-process';
+import { type AppProcess, startApp } from './app-process';
 import { removeEmbeddedData } from './embedded-data';
 
 export interface EmbeddedGateway {

@@ -6,7 +6,6 @@ export interface HttpResult<T = unknown> {
   headers: Headers;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests assert response bodies by shape
 export async function http<T = any>(
   method: string,
   url: string,

@@ -1,11 +1,10 @@
 import Decimal from 'decimal.js';
-import type { Pricing } from '@gw/pricing';
 import type { ProviderRoute } from '@gw/catalogue';
 import { completionCost, producedUsageAndCost, usageOrEstimate } from './chat-generation';
 
 const alpha = {
   name: 'Mock Alpha',
-  pricing: { currency: 'RUB', prompt_per_million: '150.00', completion_per_million: '600.00' } as Pricing,
+  pricing: { currency: 'RUB', prompt_per_million: '150.00', completion_per_million: '600.00' },
 } as ProviderRoute;
 const HELD = new Decimal('1');
 

@@ -1,5 +1,5 @@
 import Decimal from 'decimal.js';
-import { ChatCompletionChunk, GenerationResponseMode, TokenUsage } from '@gw/contracts';
+import { type ChatCompletionChunk, type GenerationResponseMode, type TokenUsage } from '@gw/contracts';
 import type { ChatCompletionRequestDto, ChatCompletionRpcMessageDto, ChatMessageDto } from '@gw/dto';
 import { chatCost, roundCost } from '@gw/pricing';
 import type { CatalogueModel, ProviderRoute } from '@gw/catalogue';

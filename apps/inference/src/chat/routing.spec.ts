@@ -1,7 +1,6 @@
-import { DomainError } from '@gw/contracts';
-import type { Pricing } from '@gw/pricing';
+import { type DomainError } from '@gw/contracts';
 import type { CatalogueModel, ProviderRoute } from '@gw/catalogue';
-import { planRoutes, RoutingContext, RoutingRequest } from './routing';
+import { planRoutes, type RoutingContext, type RoutingRequest } from './routing';
 
 const ALL = ['temperature', 'max_tokens', 'stream', 'tools', 'tool_choice', 'response_format', 'reasoning'];
 
@@ -17,7 +16,7 @@ function route(
     baseUrl: `http://${name.toLowerCase().replace(/ /g, '-')}`,
     upstreamModel: 'm',
     apiKey: null,
-    pricing: { currency: 'RUB', prompt_per_million: prompt, completion_per_million: completion } as Pricing,
+    pricing: { currency: 'RUB', prompt_per_million: prompt, completion_per_million: completion },
     maxPromptTokens: 128_000,
     maxCompletionTokens: 4096,
     supportedParameters: ALL,
@@ -148,7 +147,7 @@ describe('planRoutes', () => {
       entry: model.entry,
       routes: [
         route('Free', '0', '0', {
-          pricing: { currency: 'RUB', prompt_per_million: {}, completion_per_million: {} } as Pricing,
+          pricing: { currency: 'RUB', prompt_per_million: {}, completion_per_million: {} },
         }),
       ],
     };

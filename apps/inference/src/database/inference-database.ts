@@ -1,5 +1,5 @@
 import { paidGenerationTables } from '@gw/paid-generation';
-import { ServiceDatabaseOptions } from '@gw/platform';
+import { type ServiceDatabaseOptions } from '@gw/platform/database';
 import { CreateInferenceTables1763900000000 } from './migrations/1763900000000-create-inference-tables';
 
 export const INFERENCE_SCHEMA = 'inference';

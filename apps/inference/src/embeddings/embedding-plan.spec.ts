@@ -1,4 +1,4 @@
-import { DomainError } from '@gw/contracts';
+import { type DomainError } from '@gw/contracts';
 import { join } from 'node:path';
 import type { CatalogueModel } from '@gw/catalogue';
 import { loadCatalogue, ModelCatalogue } from '@gw/catalogue';

@@ -1,5 +1,5 @@
 import Decimal from 'decimal.js';
-import { DomainError, EmbeddingEncodingFormat, EmbeddingList, Principal } from '@gw/contracts';
+import { DomainError, type EmbeddingEncodingFormat, type EmbeddingList, type Principal } from '@gw/contracts';
 import { embeddingCost } from '@gw/pricing';
 import type { CatalogueModel, ProviderRoute } from '@gw/catalogue';
 import type { BilledGeneration, NewAttempt } from '@gw/paid-generation';

@@ -1,5 +1,5 @@
 import { UpstreamFailure } from '@gw/paid-generation';
-import { UpstreamHttp } from '../providers/upstream-http';
+import { type UpstreamHttp } from '../providers/upstream-http';
 
 export interface UpstreamEmbeddingCall {
   baseUrl: string;
@@ -52,7 +52,7 @@ function vectorsInOrder(
   const data = Array.isArray(body.data) ? body.data : [];
   if (data.length !== inputs)
     throw new UpstreamFailure('protocol', `Upstream answered ${data.length} embeddings for ${inputs} inputs`);
-  const vectors: number[][] = new Array(inputs);
+  const vectors = new Array<number[]>(inputs);
   for (const item of data) {
     const index = item.index;
     const vector = item.embedding;

@@ -1,5 +1,5 @@
 import { Subject } from 'rxjs';
-import { DomainError, NamedServerSentEvent } from '@gw/contracts';
+import { DomainError, type NamedServerSentEvent } from '@gw/contracts';
 import type { ChatStreamItem } from '../chat/chat-generation';
 import { translateStream } from './event-stream';
 import { TEXT_CHUNKS } from './format-fixtures';

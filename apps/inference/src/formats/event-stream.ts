@@ -1,5 +1,10 @@
 import { Observable } from 'rxjs';
-import { ChatCompletionChunk, DomainError, NamedServerSentEvent, RpcErrorPayload } from '@gw/contracts';
+import {
+  type ChatCompletionChunk,
+  DomainError,
+  type NamedServerSentEvent,
+  type RpcErrorPayload,
+} from '@gw/contracts';
 import type { ChatStreamItem } from '../chat/chat-generation';
 
 export type StreamFailure = Pick<RpcErrorPayload, 'code' | 'message'> & { param: string | null };

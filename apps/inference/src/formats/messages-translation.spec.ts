@@ -17,13 +17,12 @@ import {
   toolInput,
 } from './messages-translation';
 
-const body = (fields: Partial<MessagesRequestDto> = {}): MessagesRequestDto =>
-  ({
-    model: 'demo/chat',
-    max_tokens: 64,
-    messages: [{ role: 'user', content: 'hi' }],
-    ...fields,
-  }) as MessagesRequestDto;
+const body = (fields: Partial<MessagesRequestDto> = {}): MessagesRequestDto => ({
+  model: 'demo/chat',
+  max_tokens: 64,
+  messages: [{ role: 'user', content: 'hi' }],
+  ...fields,
+});
 
 describe('messagesToChatBody', () => {
   it.each<[string, Partial<MessagesRequestDto>, Record<string, unknown>]>([

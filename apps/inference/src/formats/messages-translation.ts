@@ -1,14 +1,14 @@
 import {
-  ChatCompletion,
-  ChatCompletionChunk,
-  ChatCompletionUsage,
+  type ChatCompletion,
+  type ChatCompletionChunk,
+  type ChatCompletionUsage,
   DomainError,
-  MessagesContentBlock,
+  type MessagesContentBlock,
   messagesErrorType,
-  MessagesResponse,
-  MessagesStopReason,
-  MessagesUsage,
-  NamedServerSentEvent,
+  type MessagesResponse,
+  type MessagesStopReason,
+  type MessagesUsage,
+  type NamedServerSentEvent,
 } from '@gw/contracts';
 import type {
   ChatCompletionRequestDto,

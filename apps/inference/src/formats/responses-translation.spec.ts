@@ -18,8 +18,11 @@ import {
   responsesToChatBody,
 } from './responses-translation';
 
-const body = (fields: Partial<ResponsesRequestDto> = {}): ResponsesRequestDto =>
-  ({ model: 'demo/chat', input: 'hi', ...fields }) as ResponsesRequestDto;
+const body = (fields: Partial<ResponsesRequestDto> = {}): ResponsesRequestDto => ({
+  model: 'demo/chat',
+  input: 'hi',
+  ...fields,
+});
 
 describe('responsesToChatBody', () => {
   it.each<[string, Partial<ResponsesRequestDto>, Record<string, unknown>]>([

@@ -1,14 +1,14 @@
 import {
-  ChatCompletion,
-  ChatCompletionChunk,
-  ChatCompletionUsage,
+  type ChatCompletion,
+  type ChatCompletionChunk,
+  type ChatCompletionUsage,
   DomainError,
-  NamedServerSentEvent,
-  ResponsesFunctionCallItem,
-  ResponsesMessageItem,
-  ResponsesOutputItem,
-  ResponsesResponse,
-  ResponsesUsage,
+  type NamedServerSentEvent,
+  type ResponsesFunctionCallItem,
+  type ResponsesMessageItem,
+  type ResponsesOutputItem,
+  type ResponsesResponse,
+  type ResponsesUsage,
 } from '@gw/contracts';
 import type {
   ChatCompletionRequestDto,

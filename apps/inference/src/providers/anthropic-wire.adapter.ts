@@ -1,14 +1,14 @@
 import type { ChatMessageDto, ChatToolCallDto } from '@gw/dto';
 import {
-  ChatAdapter,
-  ChatAdapterCall,
-  UpstreamChatRequest,
-  UpstreamCompletion,
-  UpstreamStreamEvent,
-  UpstreamUsage,
+  type ChatAdapter,
+  type ChatAdapterCall,
+  type UpstreamChatRequest,
+  type UpstreamCompletion,
+  type UpstreamStreamEvent,
+  type UpstreamUsage,
 } from './upstream-chat';
 import { UpstreamFailure } from '@gw/paid-generation';
-import { UpstreamHttp } from './upstream-http';
+import { type UpstreamHttp } from './upstream-http';
 
 const ANTHROPIC_VERSION = '2023-06-01';
 
@@ -135,6 +135,10 @@ export class AnthropicWireAdapter implements ChatAdapter {
             'protocol',
             `Upstream stream failed: ${data.error?.message ?? 'unknown error'}`,
           );
+        case undefined:
+        default:
+          // ping, content_block_stop, untyped events and types added later carry nothing a chat needs.
+          break;
       }
       if (stopped) break;
     }

@@ -2,7 +2,7 @@ import type { ProviderWire } from '@gw/catalogue';
 import { AnthropicWireAdapter } from './anthropic-wire.adapter';
 import { OpenAiWireAdapter } from './openai-wire.adapter';
 import type { ChatAdapter } from './upstream-chat';
-import { UpstreamHttp } from './upstream-http';
+import { type UpstreamHttp } from './upstream-http';
 
 /** The adapter for each wire format, on the shared connection pool. */
 export class ChatAdapters {

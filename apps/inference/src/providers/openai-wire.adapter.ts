@@ -1,13 +1,13 @@
 import type { ChatToolCallDto } from '@gw/dto';
 import {
-  ChatAdapter,
-  ChatAdapterCall,
-  UpstreamCompletion,
-  UpstreamStreamEvent,
-  UpstreamUsage,
+  type ChatAdapter,
+  type ChatAdapterCall,
+  type UpstreamCompletion,
+  type UpstreamStreamEvent,
+  type UpstreamUsage,
 } from './upstream-chat';
 import { UpstreamFailure } from '@gw/paid-generation';
-import { UpstreamHttp } from './upstream-http';
+import { type UpstreamHttp } from './upstream-http';
 
 interface OpenAiUsage {
   prompt_tokens?: number;

@@ -1,6 +1,6 @@
-import { OnApplicationShutdown } from '@nestjs/common';
-import { createParser, EventSourceMessage } from 'eventsource-parser';
-import { Agent, Dispatcher, FormData, request } from 'undici';
+import { type OnApplicationShutdown } from '@nestjs/common';
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { Agent, type Dispatcher, type FormData, request } from 'undici';
 import { toUpstreamFailure, UpstreamFailure } from '@gw/paid-generation';
 
 /**

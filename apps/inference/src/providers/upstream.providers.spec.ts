@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { Test, TestingModule } from '@nestjs/testing';
+import { Test, type TestingModule } from '@nestjs/testing';
 import { OpenAiEmbeddingsAdapter } from '../embeddings/openai-embeddings.adapter';
 import { TranscriptionUpstream } from '../transcriptions/transcription-upstream';
 import { ChatAdapters } from './chat-adapters';

@@ -3,7 +3,7 @@ import { flacLength } from './flac-length';
 import { m4aLength } from './m4a-length';
 import { mp3Length } from './mp3-length';
 import { oggLength } from './ogg-length';
-import { invalidAudio, StatedLength } from './stated-length';
+import { invalidAudio, type StatedLength } from './stated-length';
 import { wavLength } from './wav-length';
 import { webmLength } from './webm-length';
 

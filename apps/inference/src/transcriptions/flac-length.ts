@@ -1,4 +1,4 @@
-import { invalidAudio, StatedLength } from './stated-length';
+import { invalidAudio, type StatedLength } from './stated-length';
 
 export interface StreamInfo {
   sampleRate: number;

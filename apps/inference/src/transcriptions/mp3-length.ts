@@ -1,4 +1,4 @@
-import { invalidAudio, StatedLength } from './stated-length';
+import { invalidAudio, type StatedLength } from './stated-length';
 
 /** kbit/s by bitrate index 1–14, for MPEG-1 layers I, II, III and MPEG-2/2.5 layer I, layers II and III. */
 const BITRATES = {

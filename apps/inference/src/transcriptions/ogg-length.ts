@@ -1,5 +1,5 @@
 import { streamInfo } from './flac-length';
-import { invalidAudio, StatedLength } from './stated-length';
+import { invalidAudio, type StatedLength } from './stated-length';
 
 /** Granule positions per second, and the samples to drop at the start (Opus pre-skip), of the first stream's codec. */
 interface GranuleClock {

@@ -1,4 +1,4 @@
-import { DomainError, TranscriptionParams } from '@gw/contracts';
+import { DomainError, type TranscriptionParams } from '@gw/contracts';
 import type { ModelCatalogueEntryDto } from '@gw/dto';
 import { checkTranscriptionParams, transcriptionCapabilities } from './transcription-rules';
 

@@ -1,8 +1,8 @@
 import {
   DomainError,
   TRANSCRIPTION_RESPONSE_FORMATS,
-  TranscriptionParams,
-  TranscriptionResponseFormat,
+  type TranscriptionParams,
+  type TranscriptionResponseFormat,
 } from '@gw/contracts';
 import type { ModelCatalogueEntryDto } from '@gw/dto';
 

@@ -1,7 +1,7 @@
 import { FormData } from 'undici';
 import type { TranscriptionParams, TranscriptionSegment, TranscriptionWord } from '@gw/contracts';
 import { UpstreamFailure } from '@gw/paid-generation';
-import { UpstreamHttp } from '../providers/upstream-http';
+import { type UpstreamHttp } from '../providers/upstream-http';
 
 /** What an OpenAI-wire provider answers for json, verbose_json or diarized_json (the fields used here). */
 export interface UpstreamTranscription {

@@ -1,4 +1,4 @@
-import { invalidAudio, StatedLength } from './stated-length';
+import { invalidAudio, type StatedLength } from './stated-length';
 
 /** Format tags whose samples are stored as they are: PCM, IEEE float, A-law, µ-law. */
 const UNCOMPRESSED_FORMAT_TAGS = new Set([0x0001, 0x0003, 0x0006, 0x0007]);

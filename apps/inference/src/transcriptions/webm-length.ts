@@ -1,4 +1,4 @@
-import { invalidAudio, StatedLength } from './stated-length';
+import { invalidAudio, type StatedLength } from './stated-length';
 
 const ID = {
   segment: 0x18538067,

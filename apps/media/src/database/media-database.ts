@@ -1,5 +1,5 @@
 import { paidGenerationTables } from '@gw/paid-generation';
-import { ServiceDatabaseOptions } from '@gw/platform';
+import { type ServiceDatabaseOptions } from '@gw/platform/database';
 import { MediaGenerationEntity } from '../generations/media-generation.entity';
 import { CreateMediaGenerations1763830000000 } from './migrations/1763830000000-create-media-generations';
 import { CreateMediaPaidGenerationTables1764000000000 } from './migrations/1764000000000-create-media-paid-generation-tables';

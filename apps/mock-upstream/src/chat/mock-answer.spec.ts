@@ -1,4 +1,4 @@
-import { answer, cutAtStop, MockConversation, stopSequences } from './mock-answer';
+import { answer, cutAtStop, type MockConversation, stopSequences } from './mock-answer';
 
 const conversation = (lastUserText: string, fields: Partial<MockConversation> = {}): MockConversation => ({
   texts: [lastUserText],

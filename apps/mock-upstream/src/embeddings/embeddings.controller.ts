@@ -29,14 +29,14 @@ export class MockEmbeddingsController {
     let dimensions = model.dimensions;
     if (body.dimensions !== undefined) {
       const wanted = body.dimensions;
-      if (!model.takesDimensions) return error(res, 400, `${body.model} does not take dimensions`);
+      if (!model.takesDimensions) return error(res, 400, `${String(body.model)} does not take dimensions`);
       if (typeof wanted !== 'number' || !Number.isInteger(wanted) || wanted < 1 || wanted > model.dimensions)
         return error(res, 400, 'Bad dimensions');
       dimensions = wanted;
     }
-    const failure = injectedFailure(inputs as string[]);
+    const failure = injectedFailure(inputs);
     if (failure !== null) return error(res, failure, `Injected failure ${failure}`);
-    const texts = inputs as string[];
+    const texts = inputs;
     const tokens = texts.reduce((sum, text) => sum + mockEmbeddingTokens(text), 0);
     res.status(200).json({
       object: 'list',

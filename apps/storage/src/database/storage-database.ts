@@ -1,4 +1,4 @@
-import { ServiceDatabaseOptions } from '@gw/platform';
+import { type ServiceDatabaseOptions } from '@gw/platform/database';
 import { StoredFileEntity } from '../files/stored-file.entity';
 import { CreateStorageFiles1763830100000 } from './migrations/1763830100000-create-storage-files';
 

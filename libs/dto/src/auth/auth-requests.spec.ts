@@ -1,7 +1,7 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { AddCreditsDto } from '../billing/add-credits.dto';
-import { firstValidationProblem, ValidationProblem } from '../common/validation-problem';
+import { firstValidationProblem, type ValidationProblem } from '../common/validation-problem';
 import { AdminCreateApiKeyDto, CreateApiKeyDto, SetApiKeyLimitsDto } from './api-key.dto';
 import { LoginDto } from './login.dto';
 import { CreateOrganizationDto } from './organization.dto';

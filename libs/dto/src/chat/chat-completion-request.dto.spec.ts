@@ -1,6 +1,6 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import { firstValidationProblem, ValidationProblem } from '../common/validation-problem';
+import { firstValidationProblem, type ValidationProblem } from '../common/validation-problem';
 import { ChatCompletionRequestDto } from './chat-completion-request.dto';
 
 /** The first problem as the error envelope reports it: its param and message. */

@@ -1,4 +1,4 @@
-import { registerDecorator, ValidationOptions } from 'class-validator';
+import { registerDecorator, type ValidationOptions } from 'class-validator';
 import { isImageUrl } from '../common/image-url';
 import { isPlainObject } from '../common/nested-object';
 

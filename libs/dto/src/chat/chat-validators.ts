@@ -1,4 +1,9 @@
-import { registerDecorator, ValidateBy, ValidationArguments, ValidationOptions } from 'class-validator';
+import {
+  registerDecorator,
+  ValidateBy,
+  type ValidationArguments,
+  type ValidationOptions,
+} from 'class-validator';
 import { isPlainObject } from '../common/nested-object';
 
 export const TOOL_CHOICE_VALUES = ['none', 'auto', 'required'] as const;
@@ -87,7 +92,7 @@ function declaredToolProblem(choice: unknown, body: object): string | null {
       ? (choice as { function?: { name?: unknown } }).function?.name
       : undefined;
   if (named !== undefined && !names.includes(named))
-    return `tool_choice names the function ${String(named)}, which is not declared in tools`;
+    return `tool_choice names the function ${typeof named === 'string' ? named : JSON.stringify(named)}, which is not declared in tools`;
   return null;
 }
 

@@ -2,8 +2,8 @@ import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { HistoryQueryDto } from '../history/history-query.dto';
 import { ListStoredFilesQueryDto } from '../storage/list-stored-files-query.dto';
-import { MAX_PAGE, MAX_PAGE_SIZE, PageQueryDto } from './page-query.dto';
-import { firstValidationProblem, ValidationProblem } from './validation-problem';
+import { MAX_PAGE, MAX_PAGE_SIZE, type PageQueryDto } from './page-query.dto';
+import { firstValidationProblem, type ValidationProblem } from './validation-problem';
 
 /** A query as Express parses it: strings, and an array for a repeated parameter. */
 type Query = Record<string, string | string[] | number>;

@@ -1,4 +1,4 @@
-import { registerDecorator, ValidationArguments, ValidationOptions } from 'class-validator';
+import { registerDecorator, type ValidationArguments, type ValidationOptions } from 'class-validator';
 import { isHttpUrl } from '../common/image-url';
 import { isPlainObject } from '../common/nested-object';
 

@@ -1,4 +1,4 @@
-import { registerDecorator, ValidationOptions } from 'class-validator';
+import { registerDecorator, type ValidationOptions } from 'class-validator';
 import { isPlainObject } from '../common/nested-object';
 
 const DECIMAL = /^\d{1,12}(\.\d{1,12})?$/;
@@ -80,7 +80,7 @@ export function IsParameterDescriptors(options?: ValidationOptions) {
           typeof value === 'object' &&
           value !== null &&
           !Array.isArray(value) &&
-          Object.values(value).every(
+          Object.values(value as Record<string, unknown>).every(
             (descriptor) =>
               typeof descriptor === 'object' &&
               descriptor !== null &&

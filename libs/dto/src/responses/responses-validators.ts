@@ -1,4 +1,4 @@
-import { registerDecorator, ValidationArguments, ValidationOptions } from 'class-validator';
+import { registerDecorator, type ValidationArguments, type ValidationOptions } from 'class-validator';
 import { isImageUrl } from '../common/image-url';
 import { isPlainObject } from '../common/nested-object';
 
@@ -143,7 +143,7 @@ export function IsDeclaredTool(
       return `tool_choice ${required} needs at least one tool in tools`;
     const named = nameOf(choice);
     if (named !== undefined && !names.includes(named))
-      return `tool_choice names the tool ${String(named)}, which is not declared in tools`;
+      return `tool_choice names the tool ${typeof named === 'string' ? named : JSON.stringify(named)}, which is not declared in tools`;
     return null;
   };
   return (target: object, propertyName: string) =>

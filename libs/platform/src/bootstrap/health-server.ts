@@ -1,4 +1,4 @@
-import { createServer, Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { listenFailure } from './startup-failure';
 
 /**

@@ -1,11 +1,12 @@
-import { DynamicModule } from '@nestjs/common';
-import { ServiceEnv } from '../env/base-env';
+import { type DynamicModule } from '@nestjs/common';
+import { type ServiceEnv } from '../env/base-env';
 import { loadEnv } from '../env/load-env';
-import { migrateServiceDatabase, ServiceDatabaseOptions } from '../database/service-database';
+import { migrateServiceDatabase, type ServiceDatabaseOptions } from '../database/service-database';
 import { createLogger } from '../logging/logger';
-import { TransportOptions } from '../transport/transport-options';
+import { type TransportOptions } from '../transport/transport-options';
 import { startHealthServer } from './health-server';
-import { checkNats, checkPostgres } from './dependency-check';
+import { checkPostgres } from '../database/postgres-check';
+import { checkNats } from './dependency-check';
 import { startService } from './start-service';
 import { runMain } from './startup-failure';
 

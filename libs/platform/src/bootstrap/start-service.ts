@@ -1,9 +1,9 @@
-import { DynamicModule, INestMicroservice, LoggerService } from '@nestjs/common';
+import { type DynamicModule, type INestMicroservice, type LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { MicroserviceOptions, Transport } from '@nestjs/microservices';
+import { type MicroserviceOptions, Transport } from '@nestjs/microservices';
 import { RpcErrorFilter } from '../errors/rpc-error.filter';
 import { InProcessServer } from '../transport/in-process-server';
-import { TransportOptions } from '../transport/transport-options';
+import { type TransportOptions } from '../transport/transport-options';
 
 /** Microservice options for a service: a NATS queue group named after it, or the in-process bus. */
 export function serviceTransport(transport: TransportOptions, queue: string | null): MicroserviceOptions {

@@ -32,6 +32,7 @@ export function listenFailure(err: unknown, port: number, host: string, variable
       );
     case 'EADDRNOTAVAIL':
       return new StartupError(`Cannot listen on ${host}: it is no address of this machine; set HOST to one`);
+    case undefined:
     default:
       return err;
   }

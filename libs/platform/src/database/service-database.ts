@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { DataSource, DataSourceOptions, EntitySchema, MixedList } from 'typeorm';
+import { DataSource, type DataSourceOptions, type EntitySchema, type MixedList } from 'typeorm';
 
 export interface ServiceDatabaseOptions {
   url: string;

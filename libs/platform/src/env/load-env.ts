@@ -1,7 +1,7 @@
 // class-transformer reads the schema's decorator metadata through the Reflect API.
 import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
-import { validateSync, ValidationError } from 'class-validator';
+import { validateSync, type ValidationError } from 'class-validator';
 
 /** A configuration problem found at start: printed as its message alone, then the process exits. */
 export class StartupError extends Error {}

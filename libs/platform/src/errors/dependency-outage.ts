@@ -32,6 +32,6 @@ export function isDependencyOutage(error: unknown, depth = 0): boolean {
       return true;
   }
   if (typeof message === 'string' && DRIVER_MESSAGES.some((words) => message.startsWith(words))) return true;
-  const nested = [driverError, cause, ...(Array.isArray(errors) ? errors : [])];
+  const nested = [driverError, cause, ...(Array.isArray(errors) ? (errors as unknown[]) : [])];
   return nested.some((inner) => isDependencyOutage(inner, depth + 1));
 }

@@ -1,4 +1,4 @@
-import { HttpException, Logger } from '@nestjs/common';
+import { HttpException, type Logger } from '@nestjs/common';
 import { DomainError } from '@gw/contracts';
 import { toDomainErrorForHttp } from './http-error.filter';
 import { toRpcErrorPayload } from './rpc-error.filter';

@@ -1,5 +1,5 @@
 import { durableEvent } from '@gw/contracts';
-import { expectEventually, startTestNats, TestNats, uniqueSuffix } from '@gw/testing';
+import { expectEventually, startTestNats, type TestNats, uniqueSuffix } from '@gw/testing';
 import { InProcessBus } from '../transport/in-process-bus';
 import { InProcessDurableEvents, JetStreamDurableEvents } from './durable-events';
 

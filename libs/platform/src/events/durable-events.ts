@@ -1,16 +1,16 @@
-import { Logger, OnApplicationShutdown } from '@nestjs/common';
-import { DURABLE_EVENT_STREAM, DURABLE_EVENT_SUBJECT_PREFIX, DurableEventContract } from '@gw/contracts';
+import { Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { DURABLE_EVENT_STREAM, DURABLE_EVENT_SUBJECT_PREFIX, type DurableEventContract } from '@gw/contracts';
 import {
   AckPolicy,
-  ConsumerMessages,
+  type ConsumerMessages,
   DeliverPolicy,
   jetstream,
-  JetStreamClient,
+  type JetStreamClient,
   jetstreamManager,
-  JsMsg,
+  type JsMsg,
 } from '@nats-io/jetstream';
-import { connect, NatsConnection } from '@nats-io/transport-node';
-import { InProcessBus } from '../transport/in-process-bus';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { type InProcessBus } from '../transport/in-process-bus';
 
 export type DurableEventHandler<Event> = (event: Event) => Promise<void>;
 

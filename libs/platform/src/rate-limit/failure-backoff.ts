@@ -1,4 +1,4 @@
-import { RateLimitStore } from './rate-limit-store';
+import { type RateLimitStore } from './rate-limit-store';
 
 export interface BackoffPolicy {
   /** Failures allowed before any wait. */

@@ -1,6 +1,6 @@
-import { startTestNats, TestNats } from '@gw/testing';
+import { startTestNats, type TestNats } from '@gw/testing';
 import { JetStreamRateLimitStore } from './jetstream-rate-limit-store';
-import { RateLimiter, RateLimitPolicy } from './rate-limiter';
+import { RateLimiter, type RateLimitPolicy } from './rate-limiter';
 
 const policy: RateLimitPolicy = { requestsPerWindow: 40, windowMs: 60_000, concurrent: 0, leaseTtlMs: 0 };
 

@@ -1,16 +1,16 @@
-import { OnApplicationShutdown } from '@nestjs/common';
+import { type OnApplicationShutdown } from '@nestjs/common';
 import {
   DiscardPolicy,
   JetStreamApiCodes,
   JetStreamApiError,
   jetstream,
-  JetStreamClient,
-  JetStreamManager,
+  type JetStreamClient,
+  type JetStreamManager,
   jetstreamManager,
   RetentionPolicy,
   StorageType,
 } from '@nats-io/jetstream';
-import { connect, NatsConnection } from '@nats-io/transport-node';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { DomainError } from '@gw/contracts';
 import { createHash } from 'node:crypto';
 import { RATE_LIMIT_RECORD_MAX_TTL_MS, RateLimitStore } from './rate-limit-store';

@@ -1,6 +1,6 @@
 import { FailureBackoff } from './failure-backoff';
 import { InMemoryRateLimitStore } from './in-memory-rate-limit-store';
-import { RateLimiter, RateLimitPolicy } from './rate-limiter';
+import { RateLimiter, type RateLimitPolicy } from './rate-limiter';
 
 const policy: RateLimitPolicy = { requestsPerWindow: 3, windowMs: 60_000, concurrent: 2, leaseTtlMs: 60_000 };
 

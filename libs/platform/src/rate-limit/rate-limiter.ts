@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { RateLimitStore } from './rate-limit-store';
+import { type RateLimitStore } from './rate-limit-store';
 
 /** A limit of 0 means unlimited. */
 export interface RateLimitPolicy {

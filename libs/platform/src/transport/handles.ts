@@ -49,8 +49,8 @@ export function HandlesEvent<C extends BroadcastContract<object>>(
   contract: C,
   extras?: Record<string, unknown>,
 ): MessageHandlerDecorator<RequestOf<C>> {
-  return ((target: object, key: string | symbol, descriptor: PropertyDescriptor) => {
+  return (target: object, key: string | symbol, descriptor: PropertyDescriptor) => {
     EventPattern(contract.subject, extras)(target, key, descriptor);
     Payload(new MessageValidationPipe(contract.eventClass))(target, key, 0);
-  }) as MessageHandlerDecorator<RequestOf<C>>;
+  };
 }

@@ -1,5 +1,5 @@
-import { ClientProxy, ReadPacket, WritePacket } from '@nestjs/microservices';
-import { InProcessBus } from './in-process-bus';
+import { ClientProxy, type MsPattern, type ReadPacket, type WritePacket } from '@nestjs/microservices';
+import { type InProcessBus } from './in-process-bus';
 
 /** The client side of the in-process transport: a ClientProxy whose wire is the bus. */
 export class InProcessClient extends ClientProxy {
@@ -20,11 +20,11 @@ export class InProcessClient extends ClientProxy {
   }
 
   protected publish(packet: ReadPacket, callback: (packet: WritePacket) => void): () => void {
-    return this.bus.request(this.normalizePattern(packet.pattern), packet.data, callback);
+    return this.bus.request(this.normalizePattern(packet.pattern as MsPattern), packet.data, callback);
   }
 
   protected async dispatchEvent<T>(packet: ReadPacket): Promise<T> {
-    await this.bus.publish(this.normalizePattern(packet.pattern), packet.data);
+    await this.bus.publish(this.normalizePattern(packet.pattern as MsPattern), packet.data);
     return undefined as T;
   }
 }

@@ -1,6 +1,6 @@
-import { BaseRpcContext, CustomTransportStrategy, Server } from '@nestjs/microservices';
+import { BaseRpcContext, type CustomTransportStrategy, Server } from '@nestjs/microservices';
 import { isObservable } from 'rxjs';
-import { InProcessBus, NO_HANDLER_MESSAGE } from './in-process-bus';
+import { type InProcessBus, NO_HANDLER_MESSAGE } from './in-process-bus';
 
 /**
  * A Nest transport strategy that registers the app's @MessagePattern and @EventPattern handlers
@@ -59,7 +59,7 @@ export class InProcessServer extends Server implements CustomTransportStrategy {
   private async dispatchEvent(pattern: string, data: unknown): Promise<void> {
     const handler = this.getHandlerByPattern(pattern);
     if (!handler) return;
-    const result = await handler(data, new BaseRpcContext([pattern]));
+    const result: unknown = await handler(data, new BaseRpcContext([pattern]));
     if (isObservable(result))
       await new Promise<void>((resolve, reject) => result.subscribe({ error: reject, complete: resolve }));
   }

@@ -125,8 +125,8 @@ describe.each<[string, () => TransportOptions]>([
   it('hides an unexpected failure behind internal_error', async () => {
     const error = await client.request(Crash, {}).catch((e: DomainError) => e);
     expect(error).toBeInstanceOf(DomainError);
-    expect((error as DomainError).code).toBe('internal_error');
-    expect((error as DomainError).message).not.toContain('secret');
+    expect(error.code).toBe('internal_error');
+    expect(error.message).not.toContain('secret');
   });
 
   it('delivers every chunk of a streamed reply in order', async () => {

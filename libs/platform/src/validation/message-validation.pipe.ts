@@ -1,5 +1,5 @@
-import { PipeTransform, ValidationPipe } from '@nestjs/common';
-import { DomainError, MessageClass } from '@gw/contracts';
+import { type PipeTransform, type ValidationPipe } from '@nestjs/common';
+import { DomainError, type MessageClass } from '@gw/contracts';
 import { createValidationPipe } from './validation';
 
 /**

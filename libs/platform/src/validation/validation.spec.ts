@@ -1,4 +1,4 @@
-import { ArgumentMetadata } from '@nestjs/common';
+import { type ArgumentMetadata } from '@nestjs/common';
 import { DomainError } from '@gw/contracts';
 import {
   ChatCompletionRequestDto,

@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
+import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 /** A key may carry several spending limits (one per period); billing enforces them, auth shows them. */
 export class ApiKeySpendingLimits1764100000000 implements MigrationInterface {

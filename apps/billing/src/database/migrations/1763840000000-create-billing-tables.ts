@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
+import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 export class CreateBillingTables1763840000000 implements MigrationInterface {
   name = 'CreateBillingTables1763840000000';

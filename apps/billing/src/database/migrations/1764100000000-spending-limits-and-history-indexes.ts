@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
+import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 export class SpendingLimitsAndHistoryIndexes1764100000000 implements MigrationInterface {
   name = 'SpendingLimitsAndHistoryIndexes1764100000000';

@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
+import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 /** Cancelled generations were listed completed when charged; they are listed failed now (decision 40). */
 export class ListCancelledGenerationsAsFailed1764200000000 implements MigrationInterface {

@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
+import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 export class CreateInferenceTables1763900000000 implements MigrationInterface {
   name = 'CreateInferenceTables1763900000000';

@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
+import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 export class CreateMediaGenerations1763830000000 implements MigrationInterface {
   name = 'CreateMediaGenerations1763830000000';

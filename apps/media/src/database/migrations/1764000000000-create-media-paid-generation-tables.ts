@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
+import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 /** The paid-generation pipeline's tables (libs/paid-generation) in media's own schema. */
 export class CreateMediaPaidGenerationTables1764000000000 implements MigrationInterface {

@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
+import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 export class CreateStorageFiles1763830100000 implements MigrationInterface {
   name = 'CreateStorageFiles1763830100000';
