@@ -6,11 +6,25 @@ const { join } = require('path');
 
 const DATABASE_PACKAGES = ['typeorm', '@nestjs/typeorm', 'pg'];
 
-/** Fails the build of an app without a database whose bundle would still load a database package. */
+/**
+ * An app without a database carries no database package: its build fails if the bundle would load
+ * one, and the generated package.json (what the image installs) leaves them out. Nx lists every
+ * package any file of a depended-on lib imports, database glue and test helpers included.
+ */
 class NoDatabaseInBundle {
   apply(compiler) {
-    const { ExternalModule, WebpackError } = compiler.webpack;
+    const { ExternalModule, WebpackError, Compilation, sources } = compiler.webpack;
     compiler.hooks.thisCompilation.tap('NoDatabaseInBundle', (compilation) => {
+      compilation.hooks.processAssets.tap(
+        { name: 'NoDatabaseInBundle', stage: Compilation.PROCESS_ASSETS_STAGE_REPORT },
+        () => {
+          const asset = compilation.getAsset('package.json');
+          if (!asset) return;
+          const manifest = JSON.parse(asset.source.source().toString());
+          for (const name of DATABASE_PACKAGES) delete manifest.dependencies?.[name];
+          compilation.updateAsset('package.json', new sources.RawSource(JSON.stringify(manifest, null, 2)));
+        },
+      );
       compilation.hooks.finishModules.tap('NoDatabaseInBundle', (modules) => {
         for (const module of modules) {
           if (!(module instanceof ExternalModule)) continue;
