@@ -1,17 +1,6 @@
 import { Decimal } from 'decimal.js';
 import { type GenerationFinalStatus } from '@gw/contracts';
-import { generationFinishedEvent } from '@gw/testing';
-import { chargeFor, listStatusOf, recordedFinishReason, unprocessableReason } from './settlement-rules';
-
-const event = generationFinishedEvent('3f0c2a4e-8d1b-4f7a-9c7e-2b5d6e8f9a01', {
-  generationId: 'gen_1',
-  usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 },
-  cost: '0.5',
-  generationTimeMs: 10,
-  latencyMs: 5,
-  createdAt: '2026-11-22T10:00:00.000Z',
-  completedAt: '2026-11-22T10:00:01.000Z',
-});
+import { chargeFor, listStatusOf, recordedFinishReason } from './settlement-rules';
 
 describe('chargeFor', () => {
   const d = (value: string) => new Decimal(value);
@@ -58,27 +47,5 @@ describe('listStatusOf', () => {
     ['cancelled', 'failed'],
   ])('lists %s as %s', (status, listed) => {
     expect(listStatusOf(status)).toBe(listed);
-  });
-});
-
-describe('unprocessableReason', () => {
-  it('accepts a well-formed event', () => {
-    expect(unprocessableReason(event)).toBeNull();
-  });
-
-  it.each([
-    ['a float cost', { cost: 0.5 }, 'cost'],
-    ['a negative cost', { cost: '-1' }, 'cost'],
-    ['a cost numeric(20,8) cannot hold', { cost: '1e12' }, 'cost'],
-    ['an organization that is not a UUID', { organizationId: 'org-1' }, 'organizationId'],
-    ['an unknown request type', { requestType: 'fax' }, 'requestType'],
-    ['an unreadable date', { createdAt: 'yesterday' }, 'createdAt'],
-    ['a fractional attempt count', { attemptsCount: 1.5 }, 'attemptsCount'],
-  ])('names the field of %s', (_label, change, field) => {
-    expect(unprocessableReason({ ...event, ...change })).toContain(field);
-  });
-
-  it('refuses what is not an object', () => {
-    expect(unprocessableReason('gen_1')).not.toBeNull();
   });
 });

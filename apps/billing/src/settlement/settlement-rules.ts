@@ -1,6 +1,6 @@
 import { Decimal } from 'decimal.js';
 import type { GenerationFinalStatus, HistoryListStatus } from '@gw/contracts';
-import { isDecimalString, MAX_MONEY, minMoney } from '../money/money';
+import { minMoney } from '../money/money';
 
 export interface HoldState {
   amount: Decimal;
@@ -45,60 +45,4 @@ export function recordedFinishReason(
   reported: string | null | undefined,
 ): string {
   return typeof reported === 'string' && reported !== '' ? reported : FINISH_REASON_OF_STATUS[status];
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const REQUEST_TYPES = ['chat', 'image', 'video', 'audio', 'embedding'];
-const RESPONSE_MODES = ['sync', 'stream', 'async'];
-const FINAL_STATUSES = ['completed', 'failed', 'cancelled'];
-
-/**
- * Why an event can never be recorded, or null when it can. Such an event would fail on every
- * redelivery, so the consumer logs and drops it instead of retrying it forever.
- */
-export function unprocessableReason(event: unknown): string | null {
-  if (typeof event !== 'object' || event === null) return 'the event is not an object';
-  const e = event as Record<string, unknown>;
-  const problems: string[] = [];
-  const text = (name: string) => {
-    if (typeof e[name] !== 'string' || e[name] === '') problems.push(`${name} must be a non-empty string`);
-  };
-  const uuid = (name: string, nullable: boolean) => {
-    if (nullable && (e[name] === null || e[name] === undefined)) return;
-    if (typeof e[name] !== 'string' || !UUID.test(e[name])) problems.push(`${name} must be a UUID`);
-  };
-  const oneOf = (name: string, allowed: string[]) => {
-    if (!allowed.includes(e[name] as string)) problems.push(`${name} must be one of ${allowed.join(', ')}`);
-  };
-  const instant = (name: string, nullable: boolean) => {
-    if (nullable && (e[name] === null || e[name] === undefined)) return;
-    if (typeof e[name] !== 'string' || Number.isNaN(new Date(e[name]).getTime()))
-      problems.push(`${name} must be an ISO 8601 date-time`);
-  };
-  const count = (name: string, nullable: boolean) => {
-    if (nullable && (e[name] === null || e[name] === undefined)) return;
-    const value = e[name];
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 2_147_483_647) {
-      problems.push(`${name} must be a non-negative integer`);
-    }
-  };
-  text('generationId');
-  text('model');
-  text('apiType');
-  uuid('organizationId', false);
-  uuid('apiKeyId', true);
-  uuid('userId', true);
-  oneOf('requestType', REQUEST_TYPES);
-  oneOf('responseMode', RESPONSE_MODES);
-  oneOf('status', FINAL_STATUSES);
-  if (!isDecimalString(e['cost']) || new Decimal(e['cost']).greaterThan(MAX_MONEY)) {
-    problems.push('cost must be a non-negative decimal string that numeric(20,8) holds');
-  }
-  instant('createdAt', false);
-  instant('completedAt', true);
-  count('generationTimeMs', true);
-  count('latencyMs', true);
-  count('queueTimeMs', true);
-  count('attemptsCount', false);
-  return problems.length > 0 ? problems.join('; ') : null;
 }

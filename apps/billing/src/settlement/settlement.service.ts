@@ -11,9 +11,9 @@ import {
   NewGeneration,
 } from '../ledger/ledger.repository';
 import { parseMoney } from '../money/money';
-import { chargeFor, listStatusOf, recordedFinishReason, unprocessableReason } from './settlement-rules';
+import { chargeFor, listStatusOf, recordedFinishReason } from './settlement-rules';
 
-export type SettlementOutcome = 'settled' | 'duplicate' | 'dropped';
+export type SettlementOutcome = 'settled' | 'duplicate';
 
 const ZERO = new Decimal(0);
 
@@ -33,11 +33,6 @@ export class SettlementService {
    * one recorded row an event may still overwrite is the failed entry its expired reservation left.
    */
   async settle(event: GenerationFinishedEvent): Promise<SettlementOutcome> {
-    const reason = unprocessableReason(event);
-    if (reason) {
-      this.logger.error(`Dropping generation-finished event that can never be recorded (${reason})`);
-      return 'dropped';
-    }
     const cost = parseMoney(event.cost, 'cost');
     const organizationId = event.organizationId;
     await this.ledger.saveModelName(event.model, event.modelDisplayName || event.model);

@@ -8,14 +8,22 @@ import {
   IsObject,
   IsOptional,
   IsString,
+  IsISO8601,
   IsUUID,
+  Max,
   Min,
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
 import { durableEvent, rpc } from '../contract';
 import { type Principal, PrincipalField } from '../principal';
-import { DecimalAmount, isLimitAmount, isPositiveCreditAmount, isServiceDecimal } from './decimal-amount';
+import {
+  DecimalAmount,
+  isLimitAmount,
+  isPositiveCreditAmount,
+  isRecordableMoney,
+  isServiceDecimal,
+} from './decimal-amount';
 
 export const GENERATION_REQUEST_TYPES = ['chat', 'image', 'video', 'audio', 'embedding'] as const;
 export type GenerationRequestType = (typeof GENERATION_REQUEST_TYPES)[number];
@@ -34,6 +42,8 @@ const serviceDecimal = (name: string) =>
     isServiceDecimal,
     `${name} must be a non-negative decimal string, e.g. "1.50"`,
   );
+/** The largest value of a Postgres integer column, where history keeps counts and durations. */
+const MAX_INT4 = 2_147_483_647;
 const nullable = ValidateIf((_message, value) => value !== null && value !== undefined);
 
 /** The wording of billing's rules is kept: callers and tests read these messages. */
@@ -253,26 +263,34 @@ export class GenerationFinishedEvent {
   @Type(() => TokenUsage)
   usage!: TokenUsage | null;
 
-  @serviceDecimal('cost')
+  @DecimalAmount(
+    'isRecordableMoney',
+    isRecordableMoney,
+    'cost must be a non-negative decimal string that numeric(20,8) holds',
+  )
   cost!: DecimalString;
 
   @nullable
   @IsInt()
   @Min(0)
+  @Max(MAX_INT4)
   generationTimeMs!: number | null;
 
   @nullable
   @IsInt()
   @Min(0)
+  @Max(MAX_INT4)
   latencyMs!: number | null;
 
   @nullable
   @IsInt()
   @Min(0)
+  @Max(MAX_INT4)
   queueTimeMs!: number | null;
 
   @IsInt()
   @Min(0)
+  @Max(MAX_INT4)
   attemptsCount!: number;
 
   @IsBoolean()
@@ -284,11 +302,11 @@ export class GenerationFinishedEvent {
   @Type(() => GenerationError)
   error!: GenerationError | null;
 
-  @IsString()
+  @IsISO8601({ strict: true }, { message: 'createdAt must be an ISO 8601 date-time' })
   createdAt!: string;
 
   @nullable
-  @IsString()
+  @IsISO8601({ strict: true }, { message: 'completedAt must be an ISO 8601 date-time' })
   completedAt!: string | null;
 }
 

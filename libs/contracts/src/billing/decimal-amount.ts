@@ -25,6 +25,17 @@ export function isServiceDecimal(value: unknown): value is string {
   return typeof value === 'string' && SERVICE_DECIMAL_PATTERN.test(value);
 }
 
+/**
+ * Below numeric(20,8)'s largest value (999999999999.99999999) even once rounded to 8 places; a float
+ * comparison is exact enough at this bound, since no real cost comes near it.
+ */
+const RECORDABLE_MONEY_BOUND = 999_999_999_999.99;
+
+/** A service decimal that billing's numeric(20,8) columns can hold (a cost, once rounded to 8 places). */
+export function isRecordableMoney(value: unknown): value is string {
+  return isServiceDecimal(value) && Number(value) < RECORDABLE_MONEY_BOUND;
+}
+
 /** A field checked by `test`, refused with billing's own wording of the rule. */
 export function DecimalAmount(
   name: string,

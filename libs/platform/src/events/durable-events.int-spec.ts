@@ -1,11 +1,15 @@
 import { durableEvent } from '@gw/contracts';
+import { IsInt, IsString } from 'class-validator';
 import { expectEventually, startTestNats, type TestNats, uniqueSuffix } from '@gw/testing';
 import { InProcessBus } from '../transport/in-process-bus';
 import { InProcessDurableEvents, JetStreamDurableEvents } from './durable-events';
 
 const suffix = uniqueSuffix();
 class FactEvent {
+  @IsString()
   id!: string;
+
+  @IsInt()
   n!: number;
 }
 const Fact = durableEvent<FactEvent>(`events.test.${suffix}`, FactEvent);
@@ -62,5 +66,16 @@ describe('in-process durable events', () => {
     await events.publish(Fact, { id: 'y', n: 5 });
     await expect(events.publish(Fact, { id: 'z', n: -1 })).rejects.toThrow('refused');
     expect(seen).toEqual([5]);
+  });
+
+  it('drops an event its contract refuses instead of handing it on or failing the publish forever', async () => {
+    const events = new InProcessDurableEvents(new InProcessBus());
+    const seen: string[] = [];
+    await events.subscribe(Fact, 'billing', async (event) => {
+      seen.push(event.id);
+    });
+    await events.publish(Fact, { id: 'bad', n: 'one' } as unknown as FactEvent);
+    await events.publish(Fact, { id: 'good', n: 1 });
+    expect(seen).toEqual(['good']);
   });
 });

@@ -11,8 +11,31 @@ import {
 } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { type InProcessBus } from '../transport/in-process-bus';
+import { MessageValidationPipe } from '../validation/message-validation.pipe';
 
 export type DurableEventHandler<Event> = (event: Event) => Promise<void>;
+
+/**
+ * Hands a subscriber only events its contract's class accepts. An event the class refuses would be
+ * refused on every redelivery, so it is logged and dropped (acknowledged), never retried forever.
+ */
+function validatedHandler<Event extends object>(
+  contract: DurableEventContract<Event>,
+  handler: DurableEventHandler<Event>,
+  logger: Logger,
+): (data: unknown) => Promise<void> {
+  const pipe = new MessageValidationPipe(contract.eventClass, 'strip');
+  return async (data) => {
+    let event: Event;
+    try {
+      event = (await pipe.transform(data)) as Event;
+    } catch (err) {
+      logger.error(`Dropping ${contract.subject} event that can never be handled: ${(err as Error).message}`);
+      return;
+    }
+    await handler(event);
+  };
+}
 
 export interface DurableSubscription {
   stop(): Promise<void>;
@@ -90,8 +113,9 @@ export class JetStreamDurableEvents extends DurableEvents implements OnApplicati
     const consumer = await js.consumers.get(DURABLE_EVENT_STREAM, durableName);
     const messages = await consumer.consume({ max_messages: 64 });
     this.consumers.push(messages);
+    const handle = validatedHandler(contract, handler, this.logger);
     const loop = (async () => {
-      for await (const message of messages) await this.handle(message, handler);
+      for await (const message of messages) await this.handle(message, handle);
     })();
     return {
       stop: async () => {
@@ -106,9 +130,9 @@ export class JetStreamDurableEvents extends DurableEvents implements OnApplicati
     if (this.connection) await (await this.connection).drain();
   }
 
-  private async handle<Event>(message: JsMsg, handler: DurableEventHandler<Event>): Promise<void> {
+  private async handle(message: JsMsg, handler: (data: unknown) => Promise<void>): Promise<void> {
     try {
-      await handler(message.json<Event>());
+      await handler(message.json<unknown>());
       message.ack();
     } catch (err) {
       this.logger.warn(
@@ -153,6 +177,8 @@ async function ensureStream(nc: NatsConnection): Promise<void> {
  * retries until the handler succeeded, which gives the same at-least-once guarantee.
  */
 export class InProcessDurableEvents extends DurableEvents {
+  private readonly logger = new Logger('DurableEvents');
+
   constructor(private readonly bus: InProcessBus) {
     super();
   }
@@ -167,8 +193,9 @@ export class InProcessDurableEvents extends DurableEvents {
     _durableName: string,
     handler: DurableEventHandler<Event>,
   ): Promise<DurableSubscription> {
-    const unregister = this.bus.registerEventHandler(`durable:${contract.subject}`, (data) =>
-      handler(data as Event),
+    const unregister = this.bus.registerEventHandler(
+      `durable:${contract.subject}`,
+      validatedHandler(contract, handler, this.logger),
     );
     return { stop: async () => unregister() };
   }

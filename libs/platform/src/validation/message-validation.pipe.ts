@@ -8,9 +8,14 @@ import { createValidationPipe } from './validation';
  * which is what an interface or a type alias compiles to.
  */
 export class MessageValidationPipe implements PipeTransform<unknown, Promise<object>> {
-  private readonly pipe: ValidationPipe = createValidationPipe();
+  private readonly pipe: ValidationPipe;
 
-  constructor(private readonly messageClass: MessageClass) {}
+  constructor(
+    private readonly messageClass: MessageClass,
+    unknownFields: 'refuse' | 'strip' = 'refuse',
+  ) {
+    this.pipe = createValidationPipe(unknownFields);
+  }
 
   async transform(value: unknown): Promise<object> {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {

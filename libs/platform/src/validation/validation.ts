@@ -4,12 +4,14 @@ import { firstValidationProblem } from '@gw/dto';
 
 /**
  * The one validation pipe, at the HTTP edge and at every NATS handler: unknown fields are refused,
- * and the first failure becomes an `invalid_request` naming the offending parameter.
+ * and the first failure becomes an `invalid_request` naming the offending parameter. Durable events
+ * strip unknown fields instead (`unknownFields: 'strip'`): a stored money event written by a newer
+ * producer during a rolling upgrade must still be settled, not dropped for a field it added.
  */
-export function createValidationPipe(): ValidationPipe {
+export function createValidationPipe(unknownFields: 'refuse' | 'strip' = 'refuse'): ValidationPipe {
   return new ValidationPipe({
     whitelist: true,
-    forbidNonWhitelisted: true,
+    forbidNonWhitelisted: unknownFields === 'refuse',
     transform: true,
     // The failing values stay on the errors: an absent field is told apart from a wrong one by them.
     validationError: { target: false, value: true },
