@@ -22,6 +22,8 @@ export interface EmbeddedPostgresOptions {
   dataDir: string;
   /** EMBEDDED_PG_PORT: when set it is used as given, and a busy one stops the start. */
   port: number | undefined;
+  /** The HTTP port the gateway will listen on after PostgreSQL started: never taken for PostgreSQL. */
+  httpPort: number;
   log: (message: string) => void;
   error: (message: string) => void;
 }
@@ -52,7 +54,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     .catch(async (err: unknown) => {
       // Another process took the port between the probe and the bind: take another once.
       if (!(err instanceof PortTakenError) || options.port !== undefined) throw err;
-      port = await freePort();
+      port = await freePort([options.httpPort]);
       saveClusterRecord(dataDir, { directory, port });
       return start();
     })
@@ -79,8 +81,8 @@ async function choosePort(options: EmbeddedPostgresOptions, remembered: number |
     );
   }
   const preferred = remembered ?? DEFAULT_PORT;
-  if (await isPortFree(preferred)) return preferred;
-  const taken = await freePort();
+  if (preferred !== options.httpPort && (await isPortFree(preferred))) return preferred;
+  const taken = await freePort([options.httpPort]);
   options.log(`PostgreSQL's port ${preferred} is in use; took ${taken} for ${options.dataDir}`);
   return taken;
 }

@@ -9,8 +9,18 @@ export function isPortFree(port: number): Promise<boolean> {
   });
 }
 
-/** A port the system has just handed out as free at 127.0.0.1. */
-export function freePort(): Promise<number> {
+/**
+ * A port the system has just handed out as free at 127.0.0.1, other than `reserved`: a port this
+ * process is about to listen on is free until then, and the system may hand it out again.
+ */
+export async function freePort(reserved: readonly number[] = []): Promise<number> {
+  for (;;) {
+    const port = await systemFreePort();
+    if (!reserved.includes(port)) return port;
+  }
+}
+
+function systemFreePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.once('error', reject);

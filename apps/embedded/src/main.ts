@@ -44,6 +44,7 @@ async function main(): Promise<void> {
   const postgres = await startEmbeddedPostgres({
     dataDir,
     port: env.EMBEDDED_PG_PORT,
+    httpPort: env.PORT,
     log: (message) => logger.log(message),
     error: (message) => {
       logger.error(`${message}: stopping`);
