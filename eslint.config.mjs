@@ -158,15 +158,16 @@ export default [
   {
     // libs/testing starts databases and brokers: it belongs to tests only.
     files: ['**/*.ts'],
-    ignores: [...testFiles, 'libs/testing/**'],
+    ignores: [...testFiles, 'libs/testing/**', 'libs/platform/src/testing/**'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
             {
-              group: ['@gw/testing', '@gw/testing/*'],
-              message: 'libs/testing is for specs and test/ folders.',
+              group: ['@gw/testing', '@gw/testing/*', '@gw/platform/testing', '@nestjs/testing'],
+              message:
+                'Test helpers (libs/testing, @gw/platform/testing, @nestjs/testing) are for specs and test/ folders.',
             },
           ],
         },

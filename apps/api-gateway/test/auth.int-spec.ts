@@ -1,10 +1,10 @@
 import { type INestApplication, type INestMicroservice } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
-import { Test } from '@nestjs/testing';
 // The test runs the real auth service beside the gateway, as the embedded app composes them.
 import { AUTH_QUEUE, AuthEnv, AuthModule } from '@gw/app-auth';
 import { AuthContracts, type UserPrincipal } from '@gw/contracts';
-import { RpcClient, startService, TransportModule, type TransportOptions } from '@gw/platform';
+import { type RpcClient, startService, type TransportOptions } from '@gw/platform';
+import { connectTestTransport } from '@gw/platform/testing';
 import {
   createTestDatabase,
   expectEventually,
@@ -57,12 +57,9 @@ describe('gateway authentication over HTTP, NATS and the auth service', () => {
     gateway = await createApiGatewayApp({ env: gatewayEnv, transport }, silentLogger);
     await gateway.listen(0, '127.0.0.1');
     baseUrl = `http://127.0.0.1:${(gateway.getHttpServer().address() as { port: number }).port}/api`;
-    const moduleRef = await Test.createTestingModule({
-      imports: [TransportModule.forRoot(transport)],
-    }).compile();
-    await moduleRef.init();
-    rpc = moduleRef.get(RpcClient);
-    closeRpc = () => moduleRef.close();
+    const connection = await connectTestTransport(transport);
+    rpc = connection.rpc;
+    closeRpc = () => connection.close();
     sql = new DataSource({ type: 'postgres', url: db.url });
     await sql.initialize();
   });

@@ -7,7 +7,6 @@ import {
   Payload,
   RpcException,
 } from '@nestjs/microservices';
-import { Test } from '@nestjs/testing';
 import {
   apiKeyHash,
   ApiKeyRevokedEvent,
@@ -20,7 +19,8 @@ import {
   SetKeyLimitsRequest,
   UserPrincipal,
 } from '@gw/contracts';
-import { RpcClient, serviceTransport, startService, TransportModule, TransportOptions } from '@gw/platform';
+import { RpcClient, serviceTransport, startService, TransportOptions } from '@gw/platform';
+import { connectTestTransport } from '@gw/platform/testing';
 import {
   createTestDatabase,
   expectEventually,
@@ -112,12 +112,9 @@ describe('auth service over NATS and Postgres', () => {
       logger: false,
     });
     await listener.listen();
-    const moduleRef = await Test.createTestingModule({
-      imports: [TransportModule.forRoot(transport)],
-    }).compile();
-    await moduleRef.init();
-    client = moduleRef.get(RpcClient);
-    closeClient = () => moduleRef.close();
+    const connection = await connectTestTransport(transport);
+    client = connection.rpc;
+    closeClient = () => connection.close();
     sql = new DataSource({ type: 'postgres', url: db.url });
     await sql.initialize();
   });

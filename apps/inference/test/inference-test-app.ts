@@ -1,8 +1,8 @@
 import { type INestApplication, type INestMicroservice } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import { join } from 'node:path';
 import { BillingEvents, type GenerationFinishedEvent, type ReserveCreditRequest } from '@gw/contracts';
-import { DurableEvents, RpcClient, startService, TransportModule, type TransportOptions } from '@gw/platform';
+import { type RpcClient, startService, type TransportOptions } from '@gw/platform';
+import { connectTestTransport } from '@gw/platform/testing';
 import {
   createTestDatabase,
   expectEventually,
@@ -68,17 +68,12 @@ export class InferenceTestApp {
         ),
       );
     }
-    const moduleRef = await Test.createTestingModule({
-      imports: [TransportModule.forRoot(transport)],
-    }).compile();
-    await moduleRef.init();
-    app.rpc = moduleRef.get(RpcClient);
-    await moduleRef
-      .get(DurableEvents)
-      .subscribe(BillingEvents.generationFinished, 'test-billing', async (event) => {
-        app.events.set(event.generationId, event);
-      });
-    app.closeClient = () => moduleRef.close();
+    const connection = await connectTestTransport(transport);
+    app.rpc = connection.rpc;
+    await connection.events.subscribe(BillingEvents.generationFinished, 'test-billing', async (event) => {
+      app.events.set(event.generationId, event);
+    });
+    app.closeClient = () => connection.close();
     return app;
   }
 

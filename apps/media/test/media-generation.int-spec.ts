@@ -1,7 +1,7 @@
 import { type INestMicroservice } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import { type GetMediaGenerationRequest, MediaContracts, type Principal } from '@gw/contracts';
-import { RpcClient, startService, TransportModule, type TransportOptions } from '@gw/platform';
+import { type RpcClient, startService, type TransportOptions } from '@gw/platform';
+import { connectTestTransport } from '@gw/platform/testing';
 import {
   createTestDatabase,
   malformedMessages,
@@ -34,12 +34,9 @@ describe('media service over NATS and Postgres', () => {
       MEDIA_QUEUE,
       silentLogger,
     );
-    const moduleRef = await Test.createTestingModule({
-      imports: [TransportModule.forRoot(transport)],
-    }).compile();
-    await moduleRef.init();
-    client = moduleRef.get(RpcClient);
-    closeClient = () => moduleRef.close();
+    const connection = await connectTestTransport(transport);
+    client = connection.rpc;
+    closeClient = () => connection.close();
   });
 
   afterAll(async () => {

@@ -1,7 +1,7 @@
 import { type INestMicroservice } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import { type DeleteStoredFileRequest, type Principal, StorageContracts } from '@gw/contracts';
-import { RpcClient, startService, TransportModule, type TransportOptions } from '@gw/platform';
+import { type RpcClient, startService, type TransportOptions } from '@gw/platform';
+import { connectTestTransport } from '@gw/platform/testing';
 import {
   createTestDatabase,
   malformedMessages,
@@ -35,12 +35,9 @@ describe('storage refuses malformed NATS messages', () => {
       STORAGE_QUEUE,
       silentLogger,
     );
-    const moduleRef = await Test.createTestingModule({
-      imports: [TransportModule.forRoot(transport)],
-    }).compile();
-    await moduleRef.init();
-    client = moduleRef.get(RpcClient);
-    closeClient = () => moduleRef.close();
+    const connection = await connectTestTransport(transport);
+    client = connection.rpc;
+    closeClient = () => connection.close();
     sql = await new DataSource({ type: 'postgres', url: db.url }).initialize();
     const rows: { id: string }[] = await sql.query(
       `INSERT INTO storage.files (organization_id, object_key, file_type, mime_type, source, storage_policy, url, size)

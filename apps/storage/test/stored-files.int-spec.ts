@@ -1,7 +1,7 @@
 import { type INestMicroservice } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import { type Principal, StorageContracts } from '@gw/contracts';
-import { RpcClient, startService, TransportModule, type TransportOptions } from '@gw/platform';
+import { type RpcClient, startService, type TransportOptions } from '@gw/platform';
+import { connectTestTransport } from '@gw/platform/testing';
 import {
   createTestDatabase,
   silentLogger,
@@ -34,12 +34,9 @@ describe('storage service over NATS and Postgres', () => {
       STORAGE_QUEUE,
       silentLogger,
     );
-    const moduleRef = await Test.createTestingModule({
-      imports: [TransportModule.forRoot(transport)],
-    }).compile();
-    await moduleRef.init();
-    client = moduleRef.get(RpcClient);
-    closeClient = () => moduleRef.close();
+    const connection = await connectTestTransport(transport);
+    client = connection.rpc;
+    closeClient = () => connection.close();
     sql = await new DataSource({ type: 'postgres', url: db.url }).initialize();
     // Upload arrives with the storage issue; until then the records are written directly.
     for (const [owner, size, type] of [

@@ -1,10 +1,10 @@
 import { type INestApplication, type INestMicroservice } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import { join } from 'node:path';
 import { INFERENCE_QUEUE, InferenceEnv, InferenceModule } from '@gw/app-inference';
 import { createMockUpstreamApp } from '@gw/app-mock-upstream';
 import { type ApiKeyPrincipal, BillingEvents, type GenerationFinishedEvent } from '@gw/contracts';
-import { DurableEvents, startService, TransportModule, type TransportOptions } from '@gw/platform';
+import { startService, type TransportOptions } from '@gw/platform';
+import { connectTestTransport } from '@gw/platform/testing';
 import {
   apiKeyPrincipal,
   createTestDatabase,
@@ -74,16 +74,11 @@ describe('gateway chat and model routes over HTTP, NATS, inference and mock-upst
       'key-token': apiKey,
       'poor-token': poor,
     }));
-    const eventsRef = await Test.createTestingModule({
-      imports: [TransportModule.forRoot(transport)],
-    }).compile();
-    await eventsRef.init();
-    await eventsRef
-      .get(DurableEvents)
-      .subscribe(BillingEvents.generationFinished, 'test-billing', async (event) => {
-        events.set(event.generationId, event);
-      });
-    closeEvents = () => eventsRef.close();
+    const connection = await connectTestTransport(transport);
+    await connection.events.subscribe(BillingEvents.generationFinished, 'test-billing', async (event) => {
+      events.set(event.generationId, event);
+    });
+    closeEvents = () => connection.close();
   });
 
   afterAll(async () => {
