@@ -75,6 +75,11 @@ export class DistributedStack {
     await app.waitFor(/serving on NATS/);
   }
 
+  /** Restarts the private nats-server under the running apps, down for `downMs`. */
+  async restartNats(downMs: number): Promise<void> {
+    await this.nats?.restart(downMs);
+  }
+
   async stop(): Promise<void> {
     await Promise.all([...this.apps.values()].map((app) => app.stop()));
     await this.db?.drop();
