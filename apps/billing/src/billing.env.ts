@@ -7,6 +7,16 @@ export class BillingEnv extends ServiceEnv {
   @Min(100)
   @Max(7 * 24 * 3_600_000)
   RESERVATION_TTL_MS: number = 900_000;
+
+  /**
+   * A hold lives this long past its last renewal by the service running the generation (which
+   * renews every RESERVATION_RENEW_INTERVAL_MS), so a hold whose process died is released within
+   * about this long; RESERVATION_TTL_MS stays the cap on a hold however often it is renewed.
+   */
+  @IsInt()
+  @Min(100)
+  @Max(7 * 24 * 3_600_000)
+  RESERVATION_LEASE_MS: number = 45_000;
 }
 
 export const BILLING_ENV = Symbol('BILLING_ENV');

@@ -69,6 +69,7 @@ export class InferenceModule {
         ...paidGenerationProviders({
           tables: INFERENCE_TABLES,
           outboxRelayIntervalMs: env.OUTBOX_RELAY_INTERVAL_MS,
+          reservationRenewIntervalMs: env.RESERVATION_RENEW_INTERVAL_MS,
         }),
         ChatCompletionService,
         TranscriptionService,

@@ -31,6 +31,7 @@ export class MediaModule {
         ...paidGenerationProviders({
           tables: MEDIA_TABLES,
           outboxRelayIntervalMs: options.env.OUTBOX_RELAY_INTERVAL_MS,
+          reservationRenewIntervalMs: options.env.RESERVATION_RENEW_INTERVAL_MS,
         }),
       ],
     };

@@ -11,6 +11,7 @@ import { costString } from '@gw/pricing';
 import Decimal from 'decimal.js';
 import type { NewAttempt } from './paid-generation-tables';
 import { GenerationRecorder } from './generation-recorder.service';
+import { ReservationLeases } from './reservation-leases.service';
 import { ReservedGeneration, reserveRequest } from './reserve-request';
 import type { UpstreamFailure } from './upstream-failure';
 import { upstreamDomainError } from './upstream-failure';
@@ -102,6 +103,7 @@ export class GenerationBilling {
   constructor(
     private readonly rpc: RpcClient,
     private readonly recorder: GenerationRecorder,
+    private readonly leases: ReservationLeases,
   ) {}
 
   /** Answers the amount held; a refusal (402 and the like) passes through with nothing to settle. */
@@ -111,6 +113,10 @@ export class GenerationBilling {
         BillingContracts.reserve,
         reserveRequest(generation, maxAmount, minAmount),
       );
+      this.leases.hold({
+        generationId: generation.generationId,
+        organizationId: generation.principal.organizationId,
+      });
       return new Decimal(reservation.reservedAmount);
     } catch (err) {
       const error =
@@ -132,6 +138,8 @@ export class GenerationBilling {
   }
 
   async finish(generation: BilledGeneration, outcome: GenerationOutcome): Promise<void> {
+    // The outcome settles the hold from here on (through the outbox if billing is away).
+    this.leases.drop(generation.generationId);
     try {
       await this.recorder.finished(generationFinishedEvent(generation, outcome), generation.attempts);
     } catch (err) {

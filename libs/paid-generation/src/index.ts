@@ -5,5 +5,6 @@ export * from './outbox-relay.service';
 export * from './paid-generation-tables';
 export * from './paid-generation.providers';
 export * from './provider-fallback';
+export * from './reservation-leases.service';
 export * from './reserve-request';
 export * from './upstream-failure';

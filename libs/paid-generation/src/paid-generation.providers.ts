@@ -4,11 +4,14 @@ import { GenerationOutboxRepository, PAID_GENERATION_TABLES } from './generation
 import { GenerationRecorder } from './generation-recorder.service';
 import { OUTBOX_RELAY_INTERVAL, OutboxRelay } from './outbox-relay.service';
 import type { PaidGenerationTables } from './paid-generation-tables';
+import { RESERVATION_RENEW_INTERVAL, ReservationLeases } from './reservation-leases.service';
 
 export interface PaidGenerationOptions {
   /** The service's own tables (paidGenerationTables), also listed among its database's entities. */
   tables: PaidGenerationTables;
   outboxRelayIntervalMs: number;
+  /** How often the holds of running generations are renewed: well under billing's RESERVATION_LEASE_MS. */
+  reservationRenewIntervalMs: number;
 }
 
 /**
@@ -20,6 +23,8 @@ export function paidGenerationProviders(options: PaidGenerationOptions): Provide
   return [
     { provide: PAID_GENERATION_TABLES, useValue: options.tables },
     { provide: OUTBOX_RELAY_INTERVAL, useValue: options.outboxRelayIntervalMs },
+    { provide: RESERVATION_RENEW_INTERVAL, useValue: options.reservationRenewIntervalMs },
+    ReservationLeases,
     GenerationOutboxRepository,
     GenerationRecorder,
     GenerationBilling,

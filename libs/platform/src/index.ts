@@ -21,3 +21,4 @@ export * from './transport/handles';
 export * from './validation/message-validation.pipe';
 export * from './rate-limit';
 export * from './scheduling/periodic-task';
+export * from './transport/heartbeats';

@@ -7,6 +7,8 @@ import { freePort } from './free-port';
 
 export interface TestNats {
   url: string;
+  /** Stops the server and starts it again on the same port and store, as a broker restart does. */
+  restart(downMs?: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -20,20 +22,31 @@ const NATS_SERVER_BIN = process.env['NATS_SERVER_BIN'] ?? 'nats-server';
 export async function startTestNats(): Promise<TestNats> {
   const port = await freePort();
   const storeDir = mkdtempSync(join(tmpdir(), 'gw-nats-'));
-  const child: ChildProcess = spawn(
-    NATS_SERVER_BIN,
-    ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir],
-    {
-      stdio: 'ignore',
-    },
-  );
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  await waitForPort(port, 5_000);
-  return {
-    url: `nats://127.0.0.1:${port}`,
-    stop: async () => {
+  const run = async () => {
+    const child: ChildProcess = spawn(
+      NATS_SERVER_BIN,
+      ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir],
+      {
+        stdio: 'ignore',
+      },
+    );
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    await waitForPort(port, 5_000);
+    return async () => {
       child.kill('SIGTERM');
       await exited;
+    };
+  };
+  let kill = await run();
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    restart: async (downMs = 0) => {
+      await kill();
+      await new Promise((resolve) => setTimeout(resolve, downMs));
+      kill = await run();
+    },
+    stop: async () => {
+      await kill();
       rmSync(storeDir, { recursive: true, force: true });
     },
   };

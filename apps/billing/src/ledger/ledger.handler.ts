@@ -4,6 +4,8 @@ import {
   BalanceResponse,
   BillingContracts,
   GetBalanceRequest,
+  RenewReservationLeasesRequest,
+  RenewReservationLeasesResponse,
   ReserveCreditRequest,
   ReserveCreditResponse,
 } from '@gw/contracts';
@@ -22,6 +24,11 @@ export class LedgerHandler {
   @HandlesRpc(BillingContracts.getBalance)
   balance(request: GetBalanceRequest): Promise<BalanceResponse> {
     return this.ledger.balance(request.organizationId);
+  }
+
+  @HandlesRpc(BillingContracts.renewLeases)
+  renewLeases(request: RenewReservationLeasesRequest): Promise<RenewReservationLeasesResponse> {
+    return this.ledger.renewLeases(request.leases);
   }
 
   @HandlesRpc(BillingContracts.addCredits)

@@ -170,6 +170,34 @@ export class LedgerRepository {
   }
 
   /**
+   * Moves the expiry of the listed holds that are still held to one lease from now, capped by
+   * their TTL from creation. Outside any money transaction: only the sweep reads `expires_at`, and
+   * it checks it again under the locks. Answers how many holds were renewed.
+   */
+  async renewLeases(
+    leases: { organizationId: string; generationId: string }[],
+    now: Date,
+    leaseMs: number,
+    ttlMs: number,
+  ): Promise<number> {
+    const [, renewed]: [unknown, number] = await this.dataSource.query(
+      `UPDATE "billing"."reservations" AS r
+          SET "expires_at" = LEAST(r."created_at" + $4 * INTERVAL '1 millisecond', $3::timestamptz + $5 * INTERVAL '1 millisecond')
+         FROM unnest($1::uuid[], $2::text[]) AS l("organization_id", "generation_id")
+        WHERE r."organization_id" = l."organization_id" AND r."generation_id" = l."generation_id"
+          AND r."status" = 'held'`,
+      [
+        leases.map((lease) => lease.organizationId),
+        leases.map((lease) => lease.generationId),
+        now,
+        ttlMs,
+        leaseMs,
+      ],
+    );
+    return renewed;
+  }
+
+  /**
    * Outside the money transaction: the row lock of an upsert would otherwise serialise every
    * settlement of one model. A name this process already wrote is not written again, which spares
    * a commit on nearly every settlement.

@@ -4,6 +4,8 @@ import {
   AddCreditsRequest,
   BalanceResponse,
   DomainError,
+  RenewReservationLeasesResponse,
+  ReservationLease,
   ReserveCreditRequest,
   ReserveCreditResponse,
 } from '@gw/contracts';
@@ -76,7 +78,9 @@ export class LedgerService {
         apiKeyId,
         amount: reserved,
         createdAt: now,
-        expiresAt: new Date(now.getTime() + this.env.RESERVATION_TTL_MS),
+        expiresAt: new Date(
+          now.getTime() + Math.min(this.env.RESERVATION_LEASE_MS, this.env.RESERVATION_TTL_MS),
+        ),
         context,
       });
       if (!inserted)
@@ -89,6 +93,18 @@ export class LedgerService {
         await tx.addToCounters(organizationId, apiKeyId, windows, reserved, new Decimal(0));
       return { generationId, reservedAmount: formatMoney(reserved) };
     });
+  }
+
+  /** Extends each hold by one lease from now, never past its TTL counted from when it was made. */
+  async renewLeases(leases: ReservationLease[]): Promise<RenewReservationLeasesResponse> {
+    if (leases.length === 0) return { renewed: 0 };
+    const renewed = await this.ledger.renewLeases(
+      leases,
+      this.clock.now(),
+      this.env.RESERVATION_LEASE_MS,
+      this.env.RESERVATION_TTL_MS,
+    );
+    return { renewed };
   }
 
   private async capByLimits(

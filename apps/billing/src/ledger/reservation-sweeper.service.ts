@@ -13,7 +13,10 @@ import { LedgerRepository } from './ledger.repository';
 
 const SWEEP_BATCH = 500;
 
-/** Releases holds that outlived RESERVATION_TTL_MS (their generation never reported back) and records those generations as failed. */
+/**
+ * Releases holds whose lease ran out (their generation's process stopped renewing it and never
+ * reported back) or that outlived RESERVATION_TTL_MS, and records those generations as failed.
+ */
 @Injectable()
 export class ReservationSweeper implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('ReservationSweeper');
@@ -25,8 +28,9 @@ export class ReservationSweeper implements OnApplicationBootstrap, BeforeApplica
     @Inject(BILLING_ENV) env: BillingEnv,
     @Inject(BILLING_CLOCK) private readonly clock: Clock,
   ) {
-    // A quarter of the TTL keeps a hold at most 25 % past its expiry; the bounds keep a tiny TTL from spinning and a huge one responsive.
-    const interval = Math.min(60_000, Math.max(50, Math.floor(env.RESERVATION_TTL_MS / 4)));
+    // A quarter of the lease keeps a hold at most 25 % past its expiry; the bounds keep a tiny lease from spinning and a huge one responsive.
+    const lifetime = Math.min(env.RESERVATION_LEASE_MS, env.RESERVATION_TTL_MS);
+    const interval = Math.min(60_000, Math.max(50, Math.floor(lifetime / 4)));
     this.task = new PeriodicTask('Reservation sweep', interval, () => this.sweep());
   }
 

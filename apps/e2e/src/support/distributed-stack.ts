@@ -15,6 +15,8 @@ export interface DistributedStackOptions {
   database: string;
   adminToken: string;
   jwtSecret: string;
+  /** Extra environment by app name (e.g. a short lease for billing), on top of the shared one. */
+  env?: Partial<Record<string, Record<string, string>>>;
 }
 
 /**
@@ -29,6 +31,12 @@ export class DistributedStack {
   api!: string;
   private nats?: TestNats;
   private db?: TestDatabase;
+
+  /** The private database, for a test that watches what a service keeps (billing's holds). */
+  get databaseUrl(): string {
+    if (!this.db) throw new Error('The stack has not started');
+    return this.db.url;
+  }
   private serviceEnv!: Record<string, string>;
 
   constructor(private readonly options: DistributedStackOptions) {}
@@ -53,6 +61,7 @@ export class DistributedStack {
       PORT: String(port),
       HOST: '127.0.0.1',
       ADMIN_TOKEN: this.options.adminToken,
+      ...this.options.env?.['api-gateway'],
     });
     this.apps.set('api-gateway', gateway);
     await gateway.waitFor(/Gateway listening/);
@@ -61,9 +70,14 @@ export class DistributedStack {
 
   /** Starts a service (again, after a test stopped it) and resolves once it serves on NATS. */
   async startService(name: string): Promise<void> {
-    const app = startApp(name, this.serviceEnv);
+    const app = startApp(name, { ...this.serviceEnv, ...this.options.env?.[name] });
     this.apps.set(name, app);
     await app.waitFor(/serving on NATS/);
+  }
+
+  /** Restarts the private nats-server under the running apps, down for `downMs`. */
+  async restartNats(downMs: number): Promise<void> {
+    await this.nats?.restart(downMs);
   }
 
   async stop(): Promise<void> {

@@ -2,10 +2,11 @@ import { Controller } from '@nestjs/common';
 import { map, Observable } from 'rxjs';
 import { ChatCompletion, ChatCompletionChunk, InferenceContracts } from '@gw/contracts';
 import { ChatCompletionRpcMessageDto } from '@gw/dto';
-import { HandlesRpc } from '@gw/platform';
+import { HandlesRpc, SendsHeartbeats } from '@gw/platform';
 import { ChatCompletionService } from './chat-completion.service';
 
 @Controller()
+@SendsHeartbeats()
 export class ChatCompletionHandler {
   constructor(private readonly chat: ChatCompletionService) {}
 

@@ -9,7 +9,7 @@ import {
   ResponsesResponse,
 } from '@gw/contracts';
 import { ChatCompletionRequestDto, MessagesRpcMessageDto, ResponsesRpcMessageDto } from '@gw/dto';
-import { HandlesRpc } from '@gw/platform';
+import { HandlesRpc, SendsHeartbeats } from '@gw/platform';
 import { ChatCompletionService } from '../chat/chat-completion.service';
 import { translateStream } from './event-stream';
 import { messageFromCompletion, messagesStreamTranslator, messagesToChatBody } from './messages-translation';
@@ -27,6 +27,7 @@ import {
  * the stream like any refusal before the first event.
  */
 @Controller()
+@SendsHeartbeats()
 export class FormatsHandler {
   constructor(private readonly chat: ChatCompletionService) {}
 

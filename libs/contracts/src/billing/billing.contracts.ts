@@ -114,6 +114,32 @@ export interface BalanceResponse {
   amount: DecimalString;
 }
 
+/** One running generation whose hold its producer still needs. */
+export class ReservationLease {
+  @IsString(NON_EMPTY_GENERATION_ID)
+  @IsNotEmpty(NON_EMPTY_GENERATION_ID)
+  generationId!: string;
+
+  @IsUUID()
+  organizationId!: string;
+}
+
+/**
+ * Sent every few seconds by a service for the generations it is running: each hold lives one
+ * lease past the last renewal, so the hold of a generation whose process died is released soon.
+ */
+export class RenewReservationLeasesRequest {
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => ReservationLease)
+  leases!: ReservationLease[];
+}
+
+export interface RenewReservationLeasesResponse {
+  /** How many of them were still held (the others were settled or already released). */
+  renewed: number;
+}
+
 /** Lengths of `reason` and `idempotencyKey` are billing's rules, checked (and worded) by its ledger. */
 export class AddCreditsRequest {
   @IsUUID()
@@ -392,6 +418,10 @@ export interface HistoryDetail {
 export const BillingContracts = {
   reserve: rpc<ReserveCreditRequest, ReserveCreditResponse>('billing.v1.reserve', ReserveCreditRequest),
   getBalance: rpc<GetBalanceRequest, BalanceResponse>('billing.v1.get-balance', GetBalanceRequest),
+  renewLeases: rpc<RenewReservationLeasesRequest, RenewReservationLeasesResponse>(
+    'billing.v1.renew-leases',
+    RenewReservationLeasesRequest,
+  ),
   addCredits: rpc<AddCreditsRequest, BalanceResponse>('billing.v1.add-credits', AddCreditsRequest),
   listHistory: rpc<ListHistoryRequest, HistoryPage>('billing.v1.list-history', ListHistoryRequest),
   getHistory: rpc<GetHistoryRequest, HistoryDetail>('billing.v1.get-history', GetHistoryRequest),

@@ -7,16 +7,23 @@ import {
   RpcContract,
   StreamContract,
 } from '@gw/contracts';
-import { catchError, firstValueFrom, Observable, throwError, timeout, TimeoutError } from 'rxjs';
+import { catchError, filter, firstValueFrom, Observable, throwError, timeout, TimeoutError } from 'rxjs';
+import { isHeartbeat } from './heartbeats';
 import { RPC_CLIENT_PROXY, TRANSPORT_OPTIONS, TransportOptions } from './transport-options';
 
 export interface RpcCallOptions {
   /** Overrides the app's default RPC timeout for this call. */
   timeoutMs?: number;
+  /**
+   * For a call to a handler that sends heartbeats: the longest silence (no heartbeat, no answer)
+   * before the call fails as `service_unavailable`, so a dead service or bus is noticed in seconds
+   * while `timeoutMs` still bounds the whole call.
+   */
+  idleTimeoutMs?: number;
 }
 
 export interface StreamCallOptions {
-  /** Longest wait for the first chunk and between two chunks. */
+  /** Longest wait for the first frame and between two frames (a heartbeat counts, and is not passed on). */
   idleTimeoutMs?: number;
 }
 
@@ -40,6 +47,8 @@ export class RpcClient implements OnApplicationShutdown {
     const limit = options.timeoutMs ?? this.options.rpcTimeoutMs;
     return firstValueFrom(
       this.proxy.send<Response, Request>(contract.subject, payload).pipe(
+        timeout({ each: Math.min(limit, options.idleTimeoutMs ?? limit) }),
+        filter((frame) => !isHeartbeat(frame)),
         timeout(limit),
         catchError((err: unknown) => throwError(() => toDomainError(err, contract.subject))),
       ),
@@ -54,6 +63,7 @@ export class RpcClient implements OnApplicationShutdown {
     const limit = options.idleTimeoutMs ?? this.options.rpcTimeoutMs;
     return this.proxy.send<Chunk, Request>(contract.subject, payload).pipe(
       timeout({ each: limit }),
+      filter((frame) => !isHeartbeat(frame)),
       catchError((err: unknown) => throwError(() => toDomainError(err, contract.subject))),
     );
   }

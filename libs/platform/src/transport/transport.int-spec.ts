@@ -8,6 +8,7 @@ import { NestFactory } from '@nestjs/core';
 import { serviceTransport } from '../bootstrap/start-service';
 import { RpcErrorFilter } from '../errors/rpc-error.filter';
 import { HandlesRpc } from './handles';
+import { SendsHeartbeats } from './heartbeats';
 import { InProcessBus } from './in-process-bus';
 import { RpcClient } from './rpc-client';
 import { TransportOptions } from './transport-options';
@@ -38,6 +39,7 @@ const Crash = rpc<EmptyRequest, never>(`test.${suffix}.crash`, EmptyRequest);
 const Count = stream<CountRequest, number>(`test.${suffix}.count`, CountRequest);
 const Missing = rpc<EmptyRequest, object>(`test.${suffix}.missing`, EmptyRequest);
 const Slow = rpc<EmptyRequest, object>(`test.${suffix}.slow`, EmptyRequest);
+const SlowBeating = rpc<EmptyRequest, object>(`test.${suffix}.slow-beating`, EmptyRequest);
 
 let streamsFinalized = 0;
 
@@ -71,6 +73,13 @@ class TestHandler {
   async slow(_request: EmptyRequest): Promise<object> {
     await new Promise((resolve) => setTimeout(resolve, 500));
     return {};
+  }
+
+  @HandlesRpc(SlowBeating)
+  @SendsHeartbeats(50)
+  async slowBeating(_request: EmptyRequest): Promise<object> {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    return { done: true };
   }
 }
 
@@ -161,6 +170,13 @@ describe.each<[string, () => TransportOptions]>([
       code: 'service_unavailable',
     });
     await expect(client.request(Slow, {}, { timeoutMs: 100 })).rejects.toMatchObject({
+      code: 'service_unavailable',
+    });
+  });
+
+  it('keeps a call with an idle timeout alive on heartbeats, and answers with the reply, not a beat', async () => {
+    await expect(client.request(SlowBeating, {}, { idleTimeoutMs: 200 })).resolves.toEqual({ done: true });
+    await expect(client.request(Slow, {}, { idleTimeoutMs: 200 })).rejects.toMatchObject({
       code: 'service_unavailable',
     });
   });
