@@ -1,9 +1,7 @@
 import { expectEventually } from '@gw/testing';
-import { Client } from 'pg';
-import { DistributedStack } from './support/distributed-stack';
 import { http, seedOrganization } from './support/gateway-http';
+import { useShortLeaseStack } from './support/short-lease-stack';
 
-const ADMIN_TOKEN = 'e2e-admin-token-bus-faults';
 const CHATS = 6;
 
 /**
@@ -12,34 +10,7 @@ const CHATS = 6;
  * and no hold outlives its lease.
  */
 describe('bus faults (distributed mode)', () => {
-  const stack = new DistributedStack({
-    database: 'e2e_bus_faults',
-    adminToken: ADMIN_TOKEN,
-    jwtSecret: 'e2e-jwt-secret-bus-faults',
-    env: {
-      billing: { RESERVATION_LEASE_MS: '3000' },
-      inference: { RESERVATION_RENEW_INTERVAL_MS: '1000' },
-    },
-  });
-  let db: Client;
-
-  beforeAll(async () => {
-    await stack.start();
-    db = new Client({ connectionString: stack.databaseUrl });
-    await db.connect();
-  }, 120_000);
-
-  afterAll(async () => {
-    await db?.end();
-    await stack.stop();
-  }, 30_000);
-
-  const heldCount = async (): Promise<number> => {
-    const { rows } = await db.query<{ count: number }>(
-      `SELECT COUNT(*)::int AS "count" FROM "billing"."reservations" WHERE "status" = 'held'`,
-    );
-    return rows[0].count;
-  };
+  const { stack, adminToken: ADMIN_TOKEN, held } = useShortLeaseStack('bus-faults');
 
   it(`answers each of ${CHATS} chats in flight across a NATS restart within seconds`, async () => {
     const org = await seedOrganization(stack.api, ADMIN_TOKEN, '100.00');
@@ -53,7 +24,7 @@ describe('bus faults (distributed mode)', () => {
         },
       }),
     );
-    await expectEventually(async () => expect(await heldCount()).toBe(CHATS), { timeoutMs: 20_000 });
+    await expectEventually(async () => expect((await held()).count).toBe(CHATS), { timeoutMs: 20_000 });
 
     const restartedAt = Date.now();
     await stack.restartNats(12_000);
@@ -66,6 +37,6 @@ describe('bus faults (distributed mode)', () => {
       expect(result.status).toBe(503);
       expect(result.body).toMatchObject({ error: { code: 'service_unavailable' } });
     }
-    await expectEventually(async () => expect(await heldCount()).toBe(0), { timeoutMs: 30_000 });
+    await expectEventually(async () => expect((await held()).count).toBe(0), { timeoutMs: 30_000 });
   }, 60_000);
 });

@@ -1,10 +1,7 @@
 import { RESERVATION_EXPIRED_ERROR_CODE } from '@gw/contracts';
 import { expectEventually } from '@gw/testing';
-import { Client } from 'pg';
-import { DistributedStack } from './support/distributed-stack';
 import { http, seedOrganization } from './support/gateway-http';
-
-const ADMIN_TOKEN = 'e2e-admin-token-inference-faults';
+import { useShortLeaseStack } from './support/short-lease-stack';
 
 /**
  * Inference killed while chats wait on a slow upstream: each client hears a clean 503 within
@@ -12,35 +9,7 @@ const ADMIN_TOKEN = 'e2e-admin-token-inference-faults';
  * their holds once the leases the dead process renewed run out (not after the 15-minute TTL).
  */
 describe('inference faults (distributed mode)', () => {
-  const stack = new DistributedStack({
-    database: 'e2e_inference_faults',
-    adminToken: ADMIN_TOKEN,
-    jwtSecret: 'e2e-jwt-secret-inference-faults',
-    env: {
-      billing: { RESERVATION_LEASE_MS: '3000' },
-      inference: { RESERVATION_RENEW_INTERVAL_MS: '1000' },
-    },
-  });
-  let db: Client;
-
-  beforeAll(async () => {
-    await stack.start();
-    db = new Client({ connectionString: stack.databaseUrl });
-    await db.connect();
-  }, 120_000);
-
-  afterAll(async () => {
-    await db?.end();
-    await stack.stop();
-  }, 30_000);
-
-  const held = async (): Promise<{ count: number; amount: string }> => {
-    const { rows } = await db.query<{ count: number; amount: string }>(
-      `SELECT COUNT(*)::int AS "count", COALESCE(SUM("amount"), 0)::text AS "amount"
-         FROM "billing"."reservations" WHERE "status" = 'held'`,
-    );
-    return rows[0];
-  };
+  const { stack, adminToken: ADMIN_TOKEN, held, query } = useShortLeaseStack('inference-faults');
 
   it('answers chats in flight with a 503 envelope within seconds and releases their holds', async () => {
     const org = await seedOrganization(stack.api, ADMIN_TOKEN, '100.00');
@@ -79,7 +48,7 @@ describe('inference faults (distributed mode)', () => {
     for (const item of failed.body.items)
       expect(item).toMatchObject({ status: 'failed', cost: '0.00000000' });
     // The reason is kept with the entry (history's API does not show errors): released by the sweep, not settled.
-    const { rows } = await db.query<{ code: string }>(
+    const rows = await query<{ code: string }>(
       `SELECT "error"->>'code' AS "code" FROM "billing"."generations" WHERE "organization_id" = $1`,
       [org.organizationId],
     );
