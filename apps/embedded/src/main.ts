@@ -1,6 +1,6 @@
 // Decorator metadata (env schemas, DTOs, entities) needs the Reflect API before any class is defined.
 import 'reflect-metadata';
-import { type INestApplication, type INestMicroservice } from '@nestjs/common';
+import { type DynamicModule, type INestApplication, type INestMicroservice } from '@nestjs/common';
 import { ApiGatewayEnv, createApiGatewayApp } from '@gw/app-api-gateway';
 import { AUTH_QUEUE, AuthEnv, AuthModule } from '@gw/app-auth';
 import { BILLING_QUEUE, BillingEnv, BillingModule } from '@gw/app-billing';
@@ -70,37 +70,17 @@ async function main(): Promise<void> {
   // apply here as in the distributed mode; what the embedded mode wires itself always wins.
   const serviceEnv = { ...process.env, ...shared };
   const serviceLogger = (name: string) => createEmbeddedLogger(name, env.LOG_LEVEL);
+  const host = (module: DynamicModule, queue: string): Promise<INestMicroservice> =>
+    startService(module, transport, queue, serviceLogger(queue));
   const services: INestMicroservice[] = [
-    await startService(
-      AuthModule.register({ env: loadEnv(AuthEnv, serviceEnv), transport }),
-      transport,
-      AUTH_QUEUE,
-      serviceLogger(AUTH_QUEUE),
-    ),
-    await startService(
-      BillingModule.register({ env: loadEnv(BillingEnv, serviceEnv), transport }),
-      transport,
-      BILLING_QUEUE,
-      serviceLogger(BILLING_QUEUE),
-    ),
-    await startService(
+    await host(AuthModule.register({ env: loadEnv(AuthEnv, serviceEnv), transport }), AUTH_QUEUE),
+    await host(BillingModule.register({ env: loadEnv(BillingEnv, serviceEnv), transport }), BILLING_QUEUE),
+    await host(
       InferenceModule.register({ env: loadEnv(InferenceEnv, serviceEnv), transport, secrets: process.env }),
-      transport,
       INFERENCE_QUEUE,
-      serviceLogger(INFERENCE_QUEUE),
     ),
-    await startService(
-      MediaModule.register({ env: loadEnv(MediaEnv, serviceEnv), transport }),
-      transport,
-      MEDIA_QUEUE,
-      serviceLogger(MEDIA_QUEUE),
-    ),
-    await startService(
-      StorageModule.register({ env: loadEnv(StorageEnv, serviceEnv), transport }),
-      transport,
-      STORAGE_QUEUE,
-      serviceLogger(STORAGE_QUEUE),
-    ),
+    await host(MediaModule.register({ env: loadEnv(MediaEnv, serviceEnv), transport }), MEDIA_QUEUE),
+    await host(StorageModule.register({ env: loadEnv(StorageEnv, serviceEnv), transport }), STORAGE_QUEUE),
   ];
 
   const gatewayEnv = loadEnv(ApiGatewayEnv, { ...serviceEnv, PORT: String(env.PORT), HOST: env.HOST });
