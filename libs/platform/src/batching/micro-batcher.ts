@@ -1,0 +1,120 @@
+/** What a batch answers for one of its items: the item's result, or the error that fails only its caller. */
+export type BatchOutcome<Result> = { ok: true; value: Result } | { ok: false; error: unknown };
+
+export interface MicroBatcherOptions<Item, Result> {
+  /** A batch starts as soon as this many items wait. */
+  maxItems: number;
+  /** Or this long after the first waiting item arrived, whichever comes first. */
+  maxWaitMs: number;
+  /** Batches that may run at the same time; items wait while all are busy. */
+  maxInFlight: number;
+  /**
+   * Runs one batch and answers one outcome per item, in the items' order. Throwing fails the batch:
+   * see `MicroBatcher` for who gets the error.
+   */
+  run(items: readonly Item[]): Promise<BatchOutcome<Result>[]>;
+}
+
+interface Waiting<Item, Result> {
+  item: Item;
+  resolve(result: Result): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * Collects items submitted close together and hands them to `run` as one batch (a group commit):
+ * a batch starts when `maxItems` wait, or `maxWaitMs` after the first of them arrived, and a slot of
+ * `maxInFlight` is free. Items that arrive while every slot is busy start the next batch as soon as
+ * one frees up. Items keep their arrival order within and across batches.
+ *
+ * Errors: an outcome `{ ok: false }` fails only its own caller. A batch whose `run` throws is split:
+ * each of its items runs again alone, in order, in the same slot, so an item that breaks its batch
+ * (a poison message, a row that violates a constraint) fails only its own caller, and the others
+ * are answered by their own run. A single item whose run throws fails its caller with that error.
+ */
+export class MicroBatcher<Item, Result> {
+  private readonly waiting: Waiting<Item, Result>[] = [];
+  private readonly running = new Set<Promise<void>>();
+  private timer: NodeJS.Timeout | null = null;
+  private due = false;
+
+  constructor(private readonly options: MicroBatcherOptions<Item, Result>) {
+    if (options.maxItems < 1 || options.maxInFlight < 1 || options.maxWaitMs < 0) {
+      throw new Error('MicroBatcher needs maxItems ≥ 1, maxInFlight ≥ 1 and maxWaitMs ≥ 0');
+    }
+  }
+
+  submit(item: Item): Promise<Result> {
+    return new Promise<Result>((resolve, reject) => {
+      this.waiting.push({ item, resolve, reject });
+      if (this.waiting.length === 1 && this.timer === null) {
+        this.timer = setTimeout(() => {
+          this.timer = null;
+          this.due = true;
+          this.startBatches();
+        }, this.options.maxWaitMs);
+      }
+      this.startBatches();
+    });
+  }
+
+  /** Resolves once every item submitted so far has been answered. */
+  async drain(): Promise<void> {
+    while (this.running.size > 0 || this.waiting.length > 0) {
+      this.due = true;
+      this.startBatches();
+      await Promise.all([...this.running]);
+    }
+  }
+
+  private startBatches(): void {
+    while (
+      this.running.size < this.options.maxInFlight &&
+      this.waiting.length > 0 &&
+      (this.due || this.waiting.length >= this.options.maxItems)
+    ) {
+      const batch = this.waiting.splice(0, this.options.maxItems);
+      if (this.waiting.length === 0) this.clearTimer();
+      const running: Promise<void> = this.answer(batch).finally(() => {
+        this.running.delete(running);
+        // What queued up meanwhile has waited at least one batch: it goes next, without a new wait.
+        if (this.waiting.length > 0) this.due = true;
+        this.startBatches();
+      });
+      this.running.add(running);
+    }
+  }
+
+  private clearTimer(): void {
+    this.due = false;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  private async answer(batch: Waiting<Item, Result>[]): Promise<void> {
+    let outcomes: BatchOutcome<Result>[];
+    try {
+      outcomes = await this.runChecked(batch);
+    } catch (error) {
+      if (batch.length === 1) {
+        batch[0].reject(error);
+        return;
+      }
+      for (const waiting of batch) await this.answer([waiting]);
+      return;
+    }
+    batch.forEach((waiting, index) => {
+      const outcome = outcomes[index];
+      if (outcome.ok) waiting.resolve(outcome.value);
+      else waiting.reject(outcome.error);
+    });
+  }
+
+  private async runChecked(batch: Waiting<Item, Result>[]): Promise<BatchOutcome<Result>[]> {
+    const outcomes = await this.options.run(batch.map((waiting) => waiting.item));
+    if (outcomes.length !== batch.length) {
+      throw new Error(`A batch of ${batch.length} item(s) answered ${outcomes.length} outcome(s)`);
+    }
+    return outcomes;
+  }
+}
