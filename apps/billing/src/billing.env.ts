@@ -17,6 +17,26 @@ export class BillingEnv extends ServiceEnv {
   @Min(100)
   @Max(7 * 24 * 3_600_000)
   RESERVATION_LEASE_MS: number = 45_000;
+
+  /**
+   * Money operations (reserves, settlements) are applied in group commits: a batch starts when
+   * this many wait, or LEDGER_BATCH_MAX_WAIT_MS after the first of them arrived.
+   */
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
+  LEDGER_BATCH_MAX_ITEMS: number = 200;
+
+  @IsInt()
+  @Min(0)
+  @Max(1_000)
+  LEDGER_BATCH_MAX_WAIT_MS: number = 1;
+
+  /** Reserve batches that may run at once (each holds a database connection until it commits). */
+  @IsInt()
+  @Min(1)
+  @Max(8)
+  LEDGER_BATCH_MAX_IN_FLIGHT: number = 2;
 }
 
 export const BILLING_ENV = Symbol('BILLING_ENV');

@@ -7,6 +7,7 @@ import { billingDatabase } from './database/billing-database';
 import { HistoryHandler } from './history/history.handler';
 import { HistoryRepository } from './history/history.repository';
 import { HistoryService } from './history/history.service';
+import { LedgerBatcher } from './ledger/ledger-batcher.service';
 import { LedgerHandler } from './ledger/ledger.handler';
 import { LedgerRepository } from './ledger/ledger.repository';
 import { LedgerService } from './ledger/ledger.service';
@@ -41,6 +42,7 @@ export class BillingModule {
         { provide: BILLING_ENV, useValue: options.env },
         { provide: BILLING_CLOCK, useValue: options.clock ?? systemClock },
         LedgerRepository,
+        LedgerBatcher,
         LedgerService,
         ReservationSweeper,
         SettlementService,

@@ -34,8 +34,15 @@ export interface KeyLimit {
   amount: Decimal;
 }
 
-export interface WindowSpending {
+/** A key's counter in one window, with what a batch adds to it. */
+export interface CounterKey {
+  organizationId: string;
+  apiKeyId: string;
   period: SpendingLimitPeriod;
+  windowStart: Date;
+}
+
+export interface CounterValue extends CounterKey {
   held: Decimal;
   spent: Decimal;
 }
@@ -93,22 +100,28 @@ const REPLACEABLE_GENERATION_FIELDS: (keyof NewGeneration)[] = [
 export interface LedgerTransaction {
   /** Creates the account at balance 0 on first use, then locks it until the transaction ends. */
   lockAccount(organizationId: string): Promise<Decimal>;
+  /**
+   * Creates the accounts missing on first use, then locks them all, in organization id order, so
+   * that two transactions locking overlapping sets never wait on each other in a cycle.
+   */
+  lockAccounts(organizationIds: string[]): Promise<Map<string, Decimal>>;
   heldTotal(organizationId: string): Promise<Decimal>;
-  /** What the organization's running generations hold, and the amount of this generation's reservation if it has one. */
-  holdsBeforeReserve(
-    organizationId: string,
-    generationId: string,
-  ): Promise<{ held: Decimal; existing: Decimal | null }>;
+  /** What the running generations of each organization hold (absent: nothing). */
+  heldTotals(organizationIds: string[]): Promise<Map<string, Decimal>>;
+  /** The amounts of the reservations these generations already have in these organizations, by generation id. */
+  existingReservations(
+    requests: readonly { organizationId: string; generationId: string }[],
+  ): Promise<Map<string, { organizationId: string; amount: Decimal }>>;
+  /** The spending limits of each listed key (keys without any are absent). */
+  limitsOfKeys(keys: { organizationId: string; apiKeyId: string }[]): Promise<Map<string, KeyLimit[]>>;
+  /** Held and spent amounts of the listed counters; a counter never written counts zero. */
+  counters(keys: CounterKey[]): Promise<CounterValue[]>;
+  /** Adds the amounts (each ≥ 0, at most once per counter) to the counters, creating them at zero. */
+  addToCounterRows(rows: CounterValue[]): Promise<void>;
+  /** One statement for many holds; answers the generation ids that were inserted (a taken id is skipped). */
+  insertReservations(reservations: NewReservation[]): Promise<Set<string>>;
   /** Locks the reservation row, so a settlement and the expiry sweep never both act on it. */
   findReservation(organizationId: string, generationId: string): Promise<HeldReservation | null>;
-  /** The spending limits of one key, read under the account lock that every reserve takes first. */
-  keyLimits(organizationId: string, apiKeyId: string): Promise<KeyLimit[]>;
-  /** Held and spent amounts of the key in the given windows; a window never written counts zero. */
-  windowSpending(
-    organizationId: string,
-    apiKeyId: string,
-    windows: SpendingWindow[],
-  ): Promise<WindowSpending[]>;
   /** Adds the deltas (negative to free) to the key's counters of the given windows, creating them at zero. */
   addToCounters(
     organizationId: string,
@@ -117,8 +130,6 @@ export interface LedgerTransaction {
     held: Decimal,
     spent: Decimal,
   ): Promise<void>;
-  /** False when the generation id already has a reservation (of any organization). */
-  insertReservation(reservation: NewReservation): Promise<boolean>;
   markReservation(organizationId: string, generationId: string, status: ReservationStatus): Promise<void>;
   setBalance(organizationId: string, balance: Decimal): Promise<void>;
   appendEntry(entry: NewLedgerEntry): Promise<void>;
@@ -214,6 +225,11 @@ export class LedgerRepository {
   }
 }
 
+/** How the batch statements key a (organization, API key) pair in their answers. */
+export function keyOf(organizationId: string, apiKeyId: string): string {
+  return `${organizationId}/${apiKeyId}`;
+}
+
 class TypeOrmLedgerTransaction implements LedgerTransaction {
   constructor(private readonly manager: EntityManager) {}
 
@@ -236,6 +252,155 @@ class TypeOrmLedgerTransaction implements LedgerTransaction {
     return rows.length > 0 ? new Decimal(rows[0].balance) : null;
   }
 
+  async lockAccounts(organizationIds: string[]): Promise<Map<string, Decimal>> {
+    const ids = [...new Set(organizationIds)].sort();
+    const locked = await this.selectAccountsForUpdate(ids);
+    const missing = ids.filter((id) => !locked.has(id));
+    if (missing.length === 0) return locked;
+    // First use of these organizations: the insert may race another one, hence DO NOTHING and a second look.
+    await this.manager.query(
+      `INSERT INTO "billing"."accounts" ("organization_id")
+       SELECT id FROM unnest($1::uuid[]) AS a(id) ORDER BY id ON CONFLICT ("organization_id") DO NOTHING`,
+      [missing],
+    );
+    for (const [id, balance] of await this.selectAccountsForUpdate(missing)) locked.set(id, balance);
+    return locked;
+  }
+
+  private async selectAccountsForUpdate(ids: string[]): Promise<Map<string, Decimal>> {
+    // ORDER BY under FOR UPDATE locks the rows in that order.
+    const rows: { organization_id: string; balance: string }[] = await this.manager.query(
+      `SELECT "organization_id", "balance" FROM "billing"."accounts"
+        WHERE "organization_id" = ANY($1::uuid[]) ORDER BY "organization_id" FOR UPDATE`,
+      [ids],
+    );
+    return new Map(rows.map((row) => [row.organization_id, new Decimal(row.balance)]));
+  }
+
+  async heldTotals(organizationIds: string[]): Promise<Map<string, Decimal>> {
+    const rows: { organization_id: string; total: string }[] = await this.manager.query(
+      `SELECT "organization_id", SUM("amount") AS "total" FROM "billing"."reservations"
+        WHERE "organization_id" = ANY($1::uuid[]) AND "status" = 'held' GROUP BY "organization_id"`,
+      [[...new Set(organizationIds)]],
+    );
+    return new Map(rows.map((row) => [row.organization_id, new Decimal(row.total)]));
+  }
+
+  async existingReservations(
+    requests: readonly { organizationId: string; generationId: string }[],
+  ): Promise<Map<string, { organizationId: string; amount: Decimal }>> {
+    const rows: { generation_id: string; organization_id: string; amount: string }[] =
+      await this.manager.query(
+        `SELECT r."generation_id", r."organization_id", r."amount" FROM "billing"."reservations" r
+         JOIN unnest($1::uuid[], $2::text[]) AS q("organization_id", "generation_id")
+           ON r."organization_id" = q."organization_id" AND r."generation_id" = q."generation_id"`,
+        [requests.map((r) => r.organizationId), requests.map((r) => r.generationId)],
+      );
+    return new Map(
+      rows.map((row) => [
+        row.generation_id,
+        { organizationId: row.organization_id, amount: new Decimal(row.amount) },
+      ]),
+    );
+  }
+
+  async limitsOfKeys(keys: { organizationId: string; apiKeyId: string }[]): Promise<Map<string, KeyLimit[]>> {
+    const limits = new Map<string, KeyLimit[]>();
+    if (keys.length === 0) return limits;
+    const rows: {
+      organization_id: string;
+      api_key_id: string;
+      period: SpendingLimitPeriod;
+      amount: string;
+    }[] = await this.manager.query(
+      `SELECT l."organization_id", l."api_key_id", l."period", l."amount" FROM "billing"."spending_limits" l
+           JOIN unnest($1::uuid[], $2::uuid[]) AS k("organization_id", "api_key_id")
+             ON l."organization_id" = k."organization_id" AND l."api_key_id" = k."api_key_id"`,
+      [keys.map((k) => k.organizationId), keys.map((k) => k.apiKeyId)],
+    );
+    for (const row of rows) {
+      const key = keyOf(row.organization_id, row.api_key_id);
+      const list = limits.get(key) ?? [];
+      list.push({ period: row.period, amount: new Decimal(row.amount) });
+      limits.set(key, list);
+    }
+    return limits;
+  }
+
+  async counters(keys: CounterKey[]): Promise<CounterValue[]> {
+    if (keys.length === 0) return [];
+    const rows: {
+      organization_id: string;
+      api_key_id: string;
+      period: SpendingLimitPeriod;
+      window_start: Date;
+      held: string;
+      spent: string;
+    }[] = await this.manager.query(
+      `SELECT k."organization_id", k."api_key_id", k."period", k."window_start",
+              COALESCE(c."held", 0) AS "held", COALESCE(c."spent", 0) AS "spent"
+         FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::timestamptz[])
+           AS k("organization_id", "api_key_id", "period", "window_start")
+         LEFT JOIN "billing"."spending_counters" c
+           ON c."organization_id" = k."organization_id" AND c."api_key_id" = k."api_key_id"
+          AND c."period" = k."period" AND c."window_start" = k."window_start"`,
+      [
+        keys.map((k) => k.organizationId),
+        keys.map((k) => k.apiKeyId),
+        keys.map((k) => k.period),
+        keys.map((k) => k.windowStart),
+      ],
+    );
+    return rows.map((row) => ({
+      organizationId: row.organization_id,
+      apiKeyId: row.api_key_id,
+      period: row.period,
+      windowStart: row.window_start,
+      held: new Decimal(row.held),
+      spent: new Decimal(row.spent),
+    }));
+  }
+
+  async addToCounterRows(rows: CounterValue[]): Promise<void> {
+    if (rows.length === 0) return;
+    await this.manager.query(
+      `INSERT INTO "billing"."spending_counters" AS c
+         ("organization_id", "api_key_id", "period", "window_start", "held", "spent")
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::timestamptz[], $5::numeric[], $6::numeric[])
+       ON CONFLICT ("organization_id", "api_key_id", "period", "window_start") DO UPDATE
+         SET "held" = c."held" + EXCLUDED."held", "spent" = c."spent" + EXCLUDED."spent"`,
+      [
+        rows.map((r) => r.organizationId),
+        rows.map((r) => r.apiKeyId),
+        rows.map((r) => r.period),
+        rows.map((r) => r.windowStart),
+        rows.map((r) => r.held.toFixed()),
+        rows.map((r) => r.spent.toFixed()),
+      ],
+    );
+  }
+
+  async insertReservations(reservations: NewReservation[]): Promise<Set<string>> {
+    if (reservations.length === 0) return new Set();
+    const rows: { generation_id: string }[] = await this.manager.query(
+      `INSERT INTO "billing"."reservations" (${RESERVATION_COLUMNS})
+       SELECT r."generation_id", r."organization_id", r."api_key_id", r."amount", 'held', r."created_at", r."expires_at", r."context"
+         FROM unnest($1::text[], $2::uuid[], $3::uuid[], $4::numeric[], $5::timestamptz[], $6::timestamptz[], $7::jsonb[])
+           AS r("generation_id", "organization_id", "api_key_id", "amount", "created_at", "expires_at", "context")
+       ON CONFLICT ("generation_id") DO NOTHING RETURNING "generation_id"`,
+      [
+        reservations.map((r) => r.generationId),
+        reservations.map((r) => r.organizationId),
+        reservations.map((r) => r.apiKeyId),
+        reservations.map((r) => r.amount.toFixed()),
+        reservations.map((r) => r.createdAt),
+        reservations.map((r) => r.expiresAt),
+        reservations.map((r) => (r.context === null ? null : JSON.stringify(r.context))),
+      ],
+    );
+    return new Set(rows.map((row) => row.generation_id));
+  }
+
   async heldTotal(organizationId: string): Promise<Decimal> {
     const rows: { total: string }[] = await this.manager.query(
       `SELECT COALESCE(SUM("amount"), 0) AS "total" FROM "billing"."reservations"
@@ -243,25 +408,6 @@ class TypeOrmLedgerTransaction implements LedgerTransaction {
       [organizationId],
     );
     return new Decimal(rows[0].total);
-  }
-
-  async holdsBeforeReserve(
-    organizationId: string,
-    generationId: string,
-  ): Promise<{ held: Decimal; existing: Decimal | null }> {
-    const rows: { held: string; existing: string | null }[] = await this.manager.query(
-      `SELECT
-         (SELECT COALESCE(SUM("amount"), 0) FROM "billing"."reservations"
-           WHERE "organization_id" = $1 AND "status" = 'held') AS "held",
-         (SELECT "amount" FROM "billing"."reservations"
-           WHERE "organization_id" = $1 AND "generation_id" = $2) AS "existing"`,
-      [organizationId, generationId],
-    );
-    const row = rows[0];
-    return {
-      held: new Decimal(row.held),
-      existing: row.existing === null ? null : new Decimal(row.existing),
-    };
   }
 
   async findReservation(organizationId: string, generationId: string): Promise<HeldReservation | null> {
@@ -293,34 +439,6 @@ class TypeOrmLedgerTransaction implements LedgerTransaction {
     };
   }
 
-  async keyLimits(organizationId: string, apiKeyId: string): Promise<KeyLimit[]> {
-    const rows: { period: SpendingLimitPeriod; amount: string }[] = await this.manager.query(
-      `SELECT "period", "amount" FROM "billing"."spending_limits" WHERE "organization_id" = $1 AND "api_key_id" = $2`,
-      [organizationId, apiKeyId],
-    );
-    return rows.map((row) => ({ period: row.period, amount: new Decimal(row.amount) }));
-  }
-
-  async windowSpending(
-    organizationId: string,
-    apiKeyId: string,
-    windows: SpendingWindow[],
-  ): Promise<WindowSpending[]> {
-    const rows: { period: SpendingLimitPeriod; held: string; spent: string }[] = await this.manager.query(
-      `SELECT w."period", COALESCE(c."held", 0) AS "held", COALESCE(c."spent", 0) AS "spent"
-         FROM unnest($3::text[], $4::timestamptz[]) AS w("period", "window_start")
-         LEFT JOIN "billing"."spending_counters" c
-           ON c."organization_id" = $1 AND c."api_key_id" = $2
-          AND c."period" = w."period" AND c."window_start" = w."window_start"`,
-      [organizationId, apiKeyId, windows.map((w) => w.period), windows.map((w) => w.start)],
-    );
-    return rows.map((row) => ({
-      period: row.period,
-      held: new Decimal(row.held),
-      spent: new Decimal(row.spent),
-    }));
-  }
-
   async addToCounters(
     organizationId: string,
     apiKeyId: string,
@@ -345,16 +463,6 @@ class TypeOrmLedgerTransaction implements LedgerTransaction {
         spent.toFixed(),
       ],
     );
-  }
-
-  async insertReservation(r: NewReservation): Promise<boolean> {
-    const rows: unknown[] = await this.manager.query(
-      `INSERT INTO "billing"."reservations" (${RESERVATION_COLUMNS})
-       VALUES ($1, $2, $3, $4, 'held', $5, $6, $7)
-       ON CONFLICT ("generation_id") DO NOTHING RETURNING "generation_id"`,
-      [r.generationId, r.organizationId, r.apiKeyId, r.amount.toFixed(), r.createdAt, r.expiresAt, r.context],
-    );
-    return rows.length > 0;
   }
 
   async markReservation(

@@ -11,11 +11,10 @@ import {
 } from '@gw/contracts';
 import { BILLING_ENV, BillingEnv } from '../billing.env';
 import { BILLING_CLOCK, Clock } from '../clock';
-import { limitExceededMessage, tightestLimit } from '../limits/limit-rules';
 import { spendingWindows } from '../limits/spending-windows';
-import { formatMoney, MAX_MONEY, minMoney, parseCreditAmount, parseMoney } from '../money/money';
-import { insufficientBalanceMessage } from './balance-refusal';
-import { LedgerRepository, LedgerTransaction } from './ledger.repository';
+import { formatMoney, MAX_MONEY, parseCreditAmount, parseMoney } from '../money/money';
+import { LedgerBatcher } from './ledger-batcher.service';
+import { LedgerRepository } from './ledger.repository';
 import { reservationContext } from './reservation-context';
 
 const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
@@ -26,6 +25,7 @@ const MAX_REASON_LENGTH = 500;
 export class LedgerService {
   constructor(
     private readonly ledger: LedgerRepository,
+    private readonly batcher: LedgerBatcher,
     @Inject(BILLING_ENV) private readonly env: BillingEnv,
     @Inject(BILLING_CLOCK) private readonly clock: Clock,
   ) {}
@@ -36,10 +36,11 @@ export class LedgerService {
 
   /**
    * Holds min(maxAmount, available, room under every limit of the key) for one generation,
-   * available being the balance minus what running generations hold. The account row lock is taken
-   * first, so the key's counters are read and written by one transaction at a time on every
-   * replica. A repeated reserve of the same generation answers the existing hold. The shape of the
-   * request (ids, decimal strings) was checked by its contract class before it got here.
+   * available being the balance minus what running generations hold (ReservationBook has the
+   * rules), in a group commit with the reserves that arrive at the same time (LedgerBatcher). The
+   * account row lock is taken first, so the key's counters are read and written by one transaction
+   * at a time on every replica. A repeated reserve of the same generation answers the existing
+   * hold. The shape of the request (ids, decimal strings) was checked by its contract class.
    */
   async reserve(request: ReserveCreditRequest): Promise<ReserveCreditResponse> {
     const { generationId, organizationId } = request;
@@ -48,50 +49,20 @@ export class LedgerService {
     if (minAmount.greaterThan(maxAmount)) {
       throw new DomainError('invalid_request', 'minAmount must not exceed maxAmount', 'minAmount');
     }
-    const apiKeyId = request.apiKeyId ?? null;
-    const context = reservationContext(request);
-    const now = this.clock.now();
-    const windows = spendingWindows(now);
-    return this.ledger.transaction(async (tx) => {
-      const balance = await tx.lockAccount(organizationId);
-      const { held, existing } = await tx.holdsBeforeReserve(organizationId, generationId);
-      if (existing) return { generationId, reservedAmount: formatMoney(existing) };
-      const available = balance.minus(held);
-      let reserved = minMoney(maxAmount, available);
-      if (available.lessThanOrEqualTo(0)) {
-        throw new DomainError(
-          'insufficient_balance',
-          `Insufficient balance: the balance is ${formatMoney(balance)} RUB and ${formatMoney(held)} RUB of it is held by requests in progress. Top up the balance to continue.`,
-        );
-      }
-      if (reserved.lessThan(minAmount)) {
-        throw new DomainError(
-          'insufficient_balance',
-          insufficientBalanceMessage(available, minAmount, context?.apiType),
-        );
-      }
-      if (apiKeyId !== null)
-        reserved = await this.capByLimits(tx, organizationId, apiKeyId, windows, reserved, minAmount);
-      const inserted = await tx.insertReservation({
-        generationId,
-        organizationId,
-        apiKeyId,
-        amount: reserved,
-        createdAt: now,
-        expiresAt: new Date(
-          now.getTime() + Math.min(this.env.RESERVATION_LEASE_MS, this.env.RESERVATION_TTL_MS),
-        ),
-        context,
-      });
-      if (!inserted)
-        throw new DomainError(
-          'conflict',
-          `Generation ${generationId} already has a reservation`,
-          'generationId',
-        );
-      if (apiKeyId !== null)
-        await tx.addToCounters(organizationId, apiKeyId, windows, reserved, new Decimal(0));
-      return { generationId, reservedAmount: formatMoney(reserved) };
+    const createdAt = this.clock.now();
+    return this.batcher.reserve({
+      kind: 'reserve',
+      generationId,
+      organizationId,
+      apiKeyId: request.apiKeyId ?? null,
+      maxAmount,
+      minAmount,
+      context: reservationContext(request),
+      createdAt,
+      expiresAt: new Date(
+        createdAt.getTime() + Math.min(this.env.RESERVATION_LEASE_MS, this.env.RESERVATION_TTL_MS),
+      ),
+      windows: spendingWindows(createdAt),
     });
   }
 
@@ -105,28 +76,6 @@ export class LedgerService {
       this.env.RESERVATION_TTL_MS,
     );
     return { renewed };
-  }
-
-  private async capByLimits(
-    tx: LedgerTransaction,
-    organizationId: string,
-    apiKeyId: string,
-    windows: ReturnType<typeof spendingWindows>,
-    reserved: Decimal,
-    minAmount: Decimal,
-  ): Promise<Decimal> {
-    const limits = await tx.keyLimits(organizationId, apiKeyId);
-    if (limits.length === 0) return reserved;
-    const tightest = tightestLimit(
-      limits,
-      await tx.windowSpending(organizationId, apiKeyId, windows),
-      windows,
-    );
-    if (tightest === null) return reserved;
-    if (tightest.room.lessThanOrEqualTo(0) || tightest.room.lessThan(minAmount)) {
-      throw new DomainError('spending_limit_exceeded', limitExceededMessage(tightest, minAmount));
-    }
-    return minMoney(reserved, tightest.room);
   }
 
   /** An Idempotency-Key credits once; a retry answers the balance that the first credit produced. */

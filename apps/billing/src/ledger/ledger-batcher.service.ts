@@ -1,0 +1,116 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DomainError, type ReserveCreditResponse } from '@gw/contracts';
+import { type BatchOutcome, MicroBatcher } from '@gw/platform';
+import { BILLING_ENV, BillingEnv } from '../billing.env';
+import { keyOf, LedgerRepository, type LedgerTransaction } from './ledger.repository';
+import { ReservationBook, type ReserveOperation } from './reservation-book';
+
+/**
+ * Every operation the batch applies. Another one (extending a hold, say) is a new member here, a
+ * case in `apply`, what it needs read in `readState` and written in `write`.
+ */
+export type LedgerOperation = ReserveOperation;
+type LedgerResult = ReserveCreditResponse;
+
+/**
+ * Reserves in group commits: the operations that arrive within LEDGER_BATCH_MAX_WAIT_MS run in one
+ * transaction that locks each account involved once (in id order), decides each operation in
+ * arrival order under the rules a reserve alone follows, writes with multi-row statements and
+ * commits once. A refused operation fails only its caller; a batch that breaks is retried one
+ * operation at a time (MicroBatcher), so its callers get the answer they would have got alone.
+ */
+@Injectable()
+export class LedgerBatcher {
+  private readonly batcher: MicroBatcher<LedgerOperation, LedgerResult>;
+
+  constructor(
+    private readonly ledger: LedgerRepository,
+    @Inject(BILLING_ENV) env: BillingEnv,
+  ) {
+    this.batcher = new MicroBatcher({
+      maxItems: env.LEDGER_BATCH_MAX_ITEMS,
+      maxWaitMs: env.LEDGER_BATCH_MAX_WAIT_MS,
+      maxInFlight: env.LEDGER_BATCH_MAX_IN_FLIGHT,
+      run: (operations) => this.ledger.transaction((tx) => this.apply(tx, operations)),
+    });
+  }
+
+  reserve(operation: ReserveOperation): Promise<ReserveCreditResponse> {
+    return this.batcher.submit(operation);
+  }
+
+  private async apply(
+    tx: LedgerTransaction,
+    operations: readonly LedgerOperation[],
+  ): Promise<BatchOutcome<LedgerResult>[]> {
+    const book = new ReservationBook(await this.readState(tx, operations));
+    const outcomes = operations.map((operation): BatchOutcome<LedgerResult> => {
+      try {
+        switch (operation.kind) {
+          case 'reserve':
+            return { ok: true, value: book.reserve(operation) };
+        }
+      } catch (error) {
+        if (error instanceof DomainError) return { ok: false, error };
+        throw error;
+      }
+    });
+    await this.write(tx, book, operations);
+    return outcomes;
+  }
+
+  private async readState(tx: LedgerTransaction, operations: readonly LedgerOperation[]) {
+    const organizationIds = operations.map((op) => op.organizationId);
+    const balances = await tx.lockAccounts(organizationIds);
+    const held = await tx.heldTotals(organizationIds);
+    const existing = await tx.existingReservations(operations);
+    const keys = uniqueBy(
+      operations.flatMap((op) =>
+        op.apiKeyId === null ? [] : [{ organizationId: op.organizationId, apiKeyId: op.apiKeyId }],
+      ),
+      (key) => keyOf(key.organizationId, key.apiKeyId),
+    );
+    const limits = await tx.limitsOfKeys(keys);
+    const counterKeys = uniqueBy(
+      operations.flatMap((op) =>
+        op.apiKeyId !== null && limits.has(keyOf(op.organizationId, op.apiKeyId))
+          ? op.windows.map((w) => ({
+              organizationId: op.organizationId,
+              apiKeyId: op.apiKeyId as string,
+              period: w.period,
+              windowStart: w.start,
+            }))
+          : [],
+      ),
+      (key) => `${key.organizationId}/${key.apiKeyId}/${key.period}/${key.windowStart.toISOString()}`,
+    );
+    return { balances, held, existing, limits, counters: await tx.counters(counterKeys) };
+  }
+
+  /**
+   * A generation id that another organization took meanwhile is not inserted: the batch's later
+   * decisions counted that hold, so the batch is undone and its operations run alone, where the
+   * one concerned gets the conflict a reserve alone gets.
+   */
+  private async write(
+    tx: LedgerTransaction,
+    book: ReservationBook,
+    operations: readonly LedgerOperation[],
+  ): Promise<void> {
+    const inserted = await tx.insertReservations(book.reservations);
+    const taken = book.reservations.filter((r) => !inserted.has(r.generationId));
+    if (taken.length > 0) {
+      if (operations.length > 1) throw new Error('A generation id of the batch was taken meanwhile');
+      throw new DomainError(
+        'conflict',
+        `Generation ${taken[0].generationId} already has a reservation`,
+        'generationId',
+      );
+    }
+    await tx.addToCounterRows(book.counterAdditions());
+  }
+}
+
+function uniqueBy<T>(items: T[], key: (item: T) => string): T[] {
+  return [...new Map(items.map((item) => [key(item), item])).values()];
+}
