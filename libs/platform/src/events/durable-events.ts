@@ -10,6 +10,7 @@ import {
   type JsMsg,
 } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { type BatchOutcome, MicroBatcher } from '../batching/micro-batcher';
 import { type InProcessBus } from '../transport/in-process-bus';
 import { MessageValidationPipe } from '../validation/message-validation.pipe';
 
@@ -37,6 +38,56 @@ function validatedHandler<Event extends object>(
   };
 }
 
+/**
+ * Handles the events of one batch together (one transaction, say) and answers one outcome per
+ * event, in order: an event whose outcome is an error is offered again later, the others are done.
+ */
+export type DurableBatchHandler<Event> = (events: Event[]) => Promise<BatchOutcome<void>[]>;
+
+export interface DurableBatchOptions {
+  /** A batch is handed over once this many events wait… */
+  maxItems: number;
+  /** …or this long after the first of them arrived. */
+  maxWaitMs: number;
+}
+
+/**
+ * The batch form of `validatedHandler`: events the contract refuses are logged and dropped (done),
+ * data that is not even JSON fails alone, and the rest reach the handler in their order.
+ */
+function validatedBatchHandler<Event extends object>(
+  contract: DurableEventContract<Event>,
+  handler: DurableBatchHandler<Event>,
+  logger: Logger,
+): (read: (() => unknown)[]) => Promise<BatchOutcome<void>[]> {
+  const pipe = new MessageValidationPipe(contract.eventClass, 'strip');
+  return async (read) => {
+    const outcomes: BatchOutcome<void>[] = [];
+    const events: { event: Event; index: number }[] = [];
+    for (const [index, data] of read.entries()) {
+      outcomes.push({ ok: true, value: undefined });
+      let raw: unknown;
+      try {
+        raw = data();
+      } catch (error) {
+        outcomes[index] = { ok: false, error };
+        continue;
+      }
+      try {
+        events.push({ event: (await pipe.transform(raw)) as Event, index });
+      } catch (err) {
+        logger.error(
+          `Dropping ${contract.subject} event that can never be handled: ${(err as Error).message}`,
+        );
+      }
+    }
+    if (events.length === 0) return outcomes;
+    const handled = await handler(events.map((e) => e.event));
+    events.forEach(({ index }, at) => (outcomes[index] = handled[at]));
+    return outcomes;
+  };
+}
+
 export interface DurableSubscription {
   stop(): Promise<void>;
 }
@@ -57,6 +108,17 @@ export abstract class DurableEvents {
     contract: DurableEventContract<Event>,
     durableName: string,
     handler: DurableEventHandler<Event>,
+  ): Promise<DurableSubscription>;
+  /**
+   * Like `subscribe`, but hands the events over in batches, in their order, one batch at a time;
+   * each event is acknowledged once the batch that holds it succeeded for it. A batch whose handler
+   * throws is handled again one event at a time, so one bad event never holds the others back.
+   */
+  abstract subscribeBatches<Event extends object>(
+    contract: DurableEventContract<Event>,
+    durableName: string,
+    handler: DurableBatchHandler<Event>,
+    options: DurableBatchOptions,
   ): Promise<DurableSubscription>;
 }
 
@@ -100,19 +162,7 @@ export class JetStreamDurableEvents extends DurableEvents implements OnApplicati
     durableName: string,
     handler: DurableEventHandler<Event>,
   ): Promise<DurableSubscription> {
-    const js = await this.client();
-    const jsm = await jetstreamManager(await this.nats());
-    await jsm.consumers.add(DURABLE_EVENT_STREAM, {
-      durable_name: durableName,
-      ack_policy: AckPolicy.Explicit,
-      deliver_policy: DeliverPolicy.All,
-      filter_subject: contract.subject,
-      ack_wait: this.ackWaitNs,
-      max_deliver: -1,
-    });
-    const consumer = await js.consumers.get(DURABLE_EVENT_STREAM, durableName);
-    const messages = await consumer.consume({ max_messages: 64 });
-    this.consumers.push(messages);
+    const messages = await this.consume(contract, durableName, 64);
     const handle = validatedHandler(contract, handler, this.logger);
     const loop = (async () => {
       for await (const message of messages) await this.handle(message, handle);
@@ -125,6 +175,63 @@ export class JetStreamDurableEvents extends DurableEvents implements OnApplicati
     };
   }
 
+  async subscribeBatches<Event extends object>(
+    contract: DurableEventContract<Event>,
+    durableName: string,
+    handler: DurableBatchHandler<Event>,
+    options: DurableBatchOptions,
+  ): Promise<DurableSubscription> {
+    // Twice a batch in the client's buffer: the next batch is there when the current one commits.
+    const buffered = Math.max(64, 2 * options.maxItems);
+    const messages = await this.consume(contract, durableName, buffered);
+    const handle = validatedBatchHandler(contract, handler, this.logger);
+    const batcher = new MicroBatcher<JsMsg, void>({
+      ...options,
+      maxInFlight: 1,
+      run: (batch) => handle(batch.map((message) => () => message.json<unknown>())),
+    });
+    const unanswered = new Set<Promise<void>>();
+    const loop = (async () => {
+      for await (const message of messages) {
+        const answered = batcher.submit(message).then(
+          () => message.ack(),
+          (err: unknown) => this.redeliverLater(message, err),
+        );
+        unanswered.add(answered);
+        void answered.finally(() => unanswered.delete(answered));
+        if (unanswered.size >= buffered) await Promise.race(unanswered);
+      }
+      await Promise.all(unanswered);
+    })();
+    return {
+      stop: async () => {
+        await messages.close();
+        await loop;
+      },
+    };
+  }
+
+  private async consume(
+    contract: DurableEventContract<object>,
+    durableName: string,
+    maxMessages: number,
+  ): Promise<ConsumerMessages> {
+    const js = await this.client();
+    const jsm = await jetstreamManager(await this.nats());
+    await jsm.consumers.add(DURABLE_EVENT_STREAM, {
+      durable_name: durableName,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      filter_subject: contract.subject,
+      ack_wait: this.ackWaitNs,
+      max_deliver: -1,
+    });
+    const consumer = await js.consumers.get(DURABLE_EVENT_STREAM, durableName);
+    const messages = await consumer.consume({ max_messages: maxMessages });
+    this.consumers.push(messages);
+    return messages;
+  }
+
   async onApplicationShutdown(): Promise<void> {
     await Promise.all(this.consumers.map((c) => c.close()));
     if (this.connection) await (await this.connection).drain();
@@ -135,11 +242,15 @@ export class JetStreamDurableEvents extends DurableEvents implements OnApplicati
       await handler(message.json<unknown>());
       message.ack();
     } catch (err) {
-      this.logger.warn(
-        `Event ${message.subject} #${message.seq} will be redelivered: ${(err as Error).message}`,
-      );
-      message.nak(REDELIVERY_DELAY_MS);
+      this.redeliverLater(message, err);
     }
+  }
+
+  private redeliverLater(message: JsMsg, err: unknown): void {
+    this.logger.warn(
+      `Event ${message.subject} #${message.seq} will be redelivered: ${(err as Error).message}`,
+    );
+    message.nak(REDELIVERY_DELAY_MS);
   }
 
   private nats(): Promise<NatsConnection> {
@@ -198,5 +309,28 @@ export class InProcessDurableEvents extends DurableEvents {
       validatedHandler(contract, handler, this.logger),
     );
     return { stop: async () => unregister() };
+  }
+
+  async subscribeBatches<Event extends object>(
+    contract: DurableEventContract<Event>,
+    _durableName: string,
+    handler: DurableBatchHandler<Event>,
+    options: DurableBatchOptions,
+  ): Promise<DurableSubscription> {
+    const handle = validatedBatchHandler(contract, handler, this.logger);
+    const batcher = new MicroBatcher<unknown, void>({
+      ...options,
+      maxInFlight: 1,
+      run: (batch) => handle(batch.map((data) => () => data)),
+    });
+    const unregister = this.bus.registerEventHandler(`durable:${contract.subject}`, (data) =>
+      batcher.submit(data),
+    );
+    return {
+      stop: async () => {
+        unregister();
+        await batcher.drain();
+      },
+    };
   }
 }
