@@ -118,6 +118,10 @@ export interface LedgerTransaction {
   counters(keys: CounterKey[]): Promise<CounterValue[]>;
   /** Adds the amounts (each ≥ 0, at most once per counter) to the counters, creating them at zero. */
   addToCounterRows(rows: CounterValue[]): Promise<void>;
+  /** Writes the counters' held and spent amounts as given, creating them. */
+  setCounterRows(rows: CounterValue[]): Promise<void>;
+  /** One statement for the new balances of many accounts. */
+  setBalances(balances: Map<string, Decimal>): Promise<void>;
   /** One statement for many holds; answers the generation ids that were inserted (a taken id is skipped). */
   insertReservations(reservations: NewReservation[]): Promise<Set<string>>;
   /** Locks the reservation row, so a settlement and the expiry sweep never both act on it. */
@@ -228,6 +232,11 @@ export class LedgerRepository {
 /** How the batch statements key a (organization, API key) pair in their answers. */
 export function keyOf(organizationId: string, apiKeyId: string): string {
   return `${organizationId}/${apiKeyId}`;
+}
+
+/** How a batch keys one counter in memory. */
+export function counterIdOf(c: CounterKey): string {
+  return `${keyOf(c.organizationId, c.apiKeyId)}/${c.period}/${c.windowStart.toISOString()}`;
 }
 
 class TypeOrmLedgerTransaction implements LedgerTransaction {
@@ -377,6 +386,35 @@ class TypeOrmLedgerTransaction implements LedgerTransaction {
         rows.map((r) => r.held.toFixed()),
         rows.map((r) => r.spent.toFixed()),
       ],
+    );
+  }
+
+  async setCounterRows(rows: CounterValue[]): Promise<void> {
+    if (rows.length === 0) return;
+    await this.manager.query(
+      `INSERT INTO "billing"."spending_counters" AS c
+         ("organization_id", "api_key_id", "period", "window_start", "held", "spent")
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::timestamptz[], $5::numeric[], $6::numeric[])
+       ON CONFLICT ("organization_id", "api_key_id", "period", "window_start") DO UPDATE
+         SET "held" = EXCLUDED."held", "spent" = EXCLUDED."spent"`,
+      [
+        rows.map((r) => r.organizationId),
+        rows.map((r) => r.apiKeyId),
+        rows.map((r) => r.period),
+        rows.map((r) => r.windowStart),
+        rows.map((r) => r.held.toFixed()),
+        rows.map((r) => r.spent.toFixed()),
+      ],
+    );
+  }
+
+  async setBalances(balances: Map<string, Decimal>): Promise<void> {
+    if (balances.size === 0) return;
+    await this.manager.query(
+      `UPDATE "billing"."accounts" AS a SET "balance" = b."balance", "updated_at" = now()
+         FROM unnest($1::uuid[], $2::numeric[]) AS b("organization_id", "balance")
+        WHERE a."organization_id" = b."organization_id"`,
+      [[...balances.keys()], [...balances.values()].map((balance) => balance.toFixed())],
     );
   }
 

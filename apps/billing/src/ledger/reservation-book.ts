@@ -6,6 +6,7 @@ import { formatMoney, minMoney } from '../money/money';
 import { insufficientBalanceMessage } from './balance-refusal';
 import {
   type CounterKey,
+  counterIdOf,
   type CounterValue,
   type KeyLimit,
   keyOf,
@@ -42,9 +43,6 @@ export interface ReservationBookState {
 
 const ZERO = new Decimal(0);
 
-const counterId = (c: CounterKey) =>
-  `${keyOf(c.organizationId, c.apiKeyId)}/${c.period}/${c.windowStart.toISOString()}`;
-
 /**
  * The ledger of one batch in memory: each reserve is decided against the balance, the holds and
  * the counters as the requests before it in the batch left them, with the same rules and messages
@@ -57,7 +55,7 @@ export class ReservationBook {
   readonly reservations: NewReservation[] = [];
 
   constructor(private readonly state: ReservationBookState) {
-    for (const counter of state.counters) this.counters.set(counterId(counter), counter);
+    for (const counter of state.counters) this.counters.set(counterIdOf(counter), counter);
   }
 
   /**
@@ -119,7 +117,7 @@ export class ReservationBook {
     if (!limits) return reserved;
     const spending = op.windows.map((window) => {
       const key = { organizationId: op.organizationId, apiKeyId, ...windowKey(window) };
-      const counter = this.counters.get(counterId(key));
+      const counter = this.counters.get(counterIdOf(key));
       return { period: window.period, held: counter?.held ?? ZERO, spent: counter?.spent ?? ZERO };
     });
     const tightest = tightestLimit(limits, spending, op.windows);
@@ -137,7 +135,7 @@ export class ReservationBook {
         apiKeyId,
         ...windowKey(window),
       };
-      const id = counterId(key);
+      const id = counterIdOf(key);
       const counter = this.counters.get(id);
       this.counters.set(id, {
         ...key,

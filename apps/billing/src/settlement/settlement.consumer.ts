@@ -1,9 +1,10 @@
-import { BeforeApplicationShutdown, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { BillingEvents } from '@gw/contracts';
 import { DurableEvents, DurableSubscription } from '@gw/platform';
+import { BILLING_ENV, BillingEnv } from '../billing.env';
 import { SettlementService } from './settlement.service';
 
-/** One durable consumer shared by every billing replica: each event is settled by one of them. */
+/** One durable consumer shared by every billing replica: each event is settled by one of them, in group commits. */
 export const SETTLEMENT_CONSUMER = 'billing-settlement';
 
 @Injectable()
@@ -13,15 +14,18 @@ export class SettlementConsumer implements OnApplicationBootstrap, BeforeApplica
   constructor(
     private readonly events: DurableEvents,
     private readonly settlement: SettlementService,
+    @Inject(BILLING_ENV) private readonly env: BillingEnv,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    this.subscription = await this.events.subscribe(
+    this.subscription = await this.events.subscribeBatches(
       BillingEvents.generationFinished,
       SETTLEMENT_CONSUMER,
-      async (event) => {
-        await this.settlement.settle(event);
+      async (events) => {
+        const outcomes = await this.settlement.settleBatch(events);
+        return outcomes.map((outcome) => (outcome.ok ? { ok: true, value: undefined } : outcome));
       },
+      { maxItems: this.env.LEDGER_BATCH_MAX_ITEMS, maxWaitMs: this.env.LEDGER_BATCH_MAX_WAIT_MS },
     );
   }
 

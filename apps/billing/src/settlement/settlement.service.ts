@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Decimal } from 'decimal.js';
 import { GenerationFinishedEvent, RESERVATION_EXPIRED_ERROR_CODE } from '@gw/contracts';
+import { type BatchOutcome } from '@gw/platform';
 import { BILLING_CLOCK, Clock } from '../clock';
 import { spendingWindows } from '../limits/spending-windows';
 import {
@@ -11,6 +12,7 @@ import {
   NewGeneration,
 } from '../ledger/ledger.repository';
 import { parseMoney } from '../money/money';
+import { SettlementBatch } from './settlement-batch';
 import { chargeFor, listStatusOf, recordedFinishReason } from './settlement-rules';
 
 export type SettlementOutcome = 'settled' | 'duplicate';
@@ -26,51 +28,85 @@ export class SettlementService {
     @Inject(BILLING_CLOCK) private readonly clock: Clock,
   ) {}
 
-  /**
-   * Records the generation and charges for it, once. Account, then reservation, then history row
-   * are locked in that order (the order reserve and expiry use too); the history row's primary key
-   * is what makes a second delivery a no-op, even when both deliveries run at the same time. The
-   * one recorded row an event may still overwrite is the failed entry its expired reservation left.
-   */
+  /** One event in a batch of its own; a refusal is thrown. */
   async settle(event: GenerationFinishedEvent): Promise<SettlementOutcome> {
-    const cost = parseMoney(event.cost, 'cost');
-    const organizationId = event.organizationId;
-    await this.ledger.saveModelName(event.model, event.modelDisplayName || event.model);
-    return this.ledger.transaction(async (tx) => {
-      const balance = await tx.lockAccount(organizationId);
-      const reservation = await tx.findReservation(organizationId, event.generationId);
-      const recordedError = await tx.recordedErrorCode(organizationId, event.generationId);
-      if (recordedError !== undefined && recordedError !== RESERVATION_EXPIRED_ERROR_CODE) return 'duplicate';
-      const active = reservation?.status === 'held';
-      const available = active ? balance : balance.minus(await tx.heldTotal(organizationId));
-      const charge = chargeFor(cost, reservation ? { amount: reservation.amount, active } : null, available);
-      const row = toGenerationRow(event, cost, charge);
-      if (recordedError === undefined) {
-        if (!(await tx.recordGeneration(organizationId, row))) return 'duplicate';
-      } else {
-        await tx.replaceGeneration(organizationId, row);
+    const [outcome] = await this.settleBatch([event]);
+    if (!outcome.ok) throw outcome.error;
+    return outcome.value;
+  }
+
+  /**
+   * Records each generation and charges for it, once, in one transaction for the whole batch (a
+   * group commit), in the events' order. The accounts of the batch are locked first, once, in id
+   * order; then each event locks its reservation and history row, in the order reserve and expiry
+   * use too. The history row's primary key is what makes a second delivery a no-op, even when both
+   * deliveries run at the same time. The one recorded row an event may still overwrite is the
+   * failed entry its expired reservation left. An event whose cost cannot be read fails alone; a
+   * batch that throws is undone whole (and retried by its caller one event at a time).
+   */
+  async settleBatch(events: GenerationFinishedEvent[]): Promise<BatchOutcome<SettlementOutcome>[]> {
+    const costs = events.map((event): BatchOutcome<Decimal> => {
+      try {
+        return { ok: true, value: parseMoney(event.cost, 'cost') };
+      } catch (error) {
+        return { ok: false, error };
       }
-      if (charge.greaterThan(0)) {
-        const balanceAfter = balance.minus(charge);
-        await tx.setBalance(organizationId, balanceAfter);
-        await tx.appendEntry({
-          organizationId,
-          kind: 'charge',
-          amount: charge,
-          balanceAfter,
-          generationId: event.generationId,
-        });
-      }
-      if (reservation && (active || charge.greaterThan(0))) {
-        await tx.markReservation(
-          organizationId,
-          event.generationId,
-          charge.greaterThan(0) ? 'settled' : 'released',
-        );
-      }
-      await this.count(tx, event, reservation, active, charge);
-      return 'settled';
     });
+    for (const event of events) {
+      await this.ledger.saveModelName(event.model, event.modelDisplayName || event.model);
+    }
+    return this.ledger.transaction(async (tx) => {
+      const batch = new SettlementBatch(await tx.lockAccounts(events.map((event) => event.organizationId)));
+      const outcomes: BatchOutcome<SettlementOutcome>[] = [];
+      for (const [index, event] of events.entries()) {
+        const cost = costs[index];
+        outcomes.push(cost.ok ? { ok: true, value: await this.apply(tx, batch, event, cost.value) } : cost);
+      }
+      await batch.write(tx);
+      return outcomes;
+    });
+  }
+
+  private async apply(
+    tx: LedgerTransaction,
+    batch: SettlementBatch,
+    event: GenerationFinishedEvent,
+    cost: Decimal,
+  ): Promise<SettlementOutcome> {
+    const organizationId = event.organizationId;
+    const balance = batch.balance(organizationId);
+    const reservation = await tx.findReservation(organizationId, event.generationId);
+    const recordedError = await tx.recordedErrorCode(organizationId, event.generationId);
+    if (recordedError !== undefined && recordedError !== RESERVATION_EXPIRED_ERROR_CODE) return 'duplicate';
+    const active = reservation?.status === 'held';
+    const available = active ? balance : balance.minus(await tx.heldTotal(organizationId));
+    const charge = chargeFor(cost, reservation ? { amount: reservation.amount, active } : null, available);
+    const row = toGenerationRow(event, cost, charge);
+    if (recordedError === undefined) {
+      if (!(await tx.recordGeneration(organizationId, row))) return 'duplicate';
+    } else {
+      await tx.replaceGeneration(organizationId, row);
+    }
+    if (charge.greaterThan(0)) {
+      const balanceAfter = balance.minus(charge);
+      batch.setBalance(organizationId, balanceAfter);
+      await tx.appendEntry({
+        organizationId,
+        kind: 'charge',
+        amount: charge,
+        balanceAfter,
+        generationId: event.generationId,
+      });
+    }
+    if (reservation && (active || charge.greaterThan(0))) {
+      await tx.markReservation(
+        organizationId,
+        event.generationId,
+        charge.greaterThan(0) ? 'settled' : 'released',
+      );
+    }
+    this.count(batch, event, reservation, active, charge);
+    return 'settled';
   }
 
   /**
@@ -101,19 +137,19 @@ export class SettlementService {
   }
 
   /** The charge lands in the windows the reservation was made in, so a settlement after midnight counts for the day it started. */
-  private async count(
-    tx: LedgerTransaction,
+  private count(
+    batch: SettlementBatch,
     event: GenerationFinishedEvent,
     reservation: HeldReservation | null,
     active: boolean,
     charge: Decimal,
-  ): Promise<void> {
+  ): void {
     const apiKeyId = reservation ? reservation.apiKeyId : (event.apiKeyId ?? null);
     if (apiKeyId === null) return;
     const freed = active && reservation ? reservation.amount.negated() : ZERO;
     if (freed.isZero() && charge.isZero()) return;
     const madeAt = reservation ? reservation.createdAt : new Date(event.createdAt);
-    await tx.addToCounters(event.organizationId, apiKeyId, spendingWindows(madeAt), freed, charge);
+    batch.addToCounters(event.organizationId, apiKeyId, spendingWindows(madeAt), freed, charge);
   }
 }
 
