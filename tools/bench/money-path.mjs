@@ -3,13 +3,14 @@
 // reservations per second one organization gets, through the real billing service over NATS.
 //
 //   node tools/bench/money-path.mjs [--chats 400] [--chat-concurrency 16] [--reservations 2000]
-//                                   [--reserve-concurrency 200] [--build]
+//                                   [--reserve-concurrency 200] [--build] [--billing-main <path>]
 //
 // A chat is what the gateway asks of billing for one non-streamed chat: a reserve RPC, then the
 // generation-finished event on JetStream that settles it (a key without spending limits, as most
 // keys are). DATABASE_URL names the Postgres server (default postgres://postgres@127.0.0.1:5432/postgres);
 // a database bench_money_<random> is created and dropped. Needs nats-server on PATH and
-// dist/apps/billing/main.js (built with --build, or when it is missing).
+// dist/apps/billing/main.js (built with --build, or when it is missing); --billing-main measures
+// another build, such as one of an earlier commit, for a before/after comparison.
 import { jetstream } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { execFileSync, spawn } from 'node:child_process';
@@ -118,8 +119,9 @@ async function databaseWork(client) {
 }
 
 async function main() {
-  const billingMain = join(root, 'dist/apps/billing/main.js');
-  if (args.includes('--build') || !existsSync(billingMain)) {
+  const other = args.indexOf('--billing-main');
+  const billingMain = other >= 0 ? args[other + 1] : join(root, 'dist/apps/billing/main.js');
+  if (other < 0 && (args.includes('--build') || !existsSync(billingMain))) {
     console.log('Building billing…');
     execFileSync('npx', ['nx', 'build', 'billing'], {
       cwd: root,
