@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable } from '@nestjs/common';
 import { DomainError, type ReserveCreditResponse } from '@gw/contracts';
 import { type BatchOutcome, MicroBatcher } from '@gw/platform';
 import { BILLING_ENV, BillingEnv } from '../billing.env';
@@ -20,7 +20,7 @@ type LedgerResult = ReserveCreditResponse;
  * operation at a time (MicroBatcher), so its callers get the answer they would have got alone.
  */
 @Injectable()
-export class LedgerBatcher {
+export class LedgerBatcher implements BeforeApplicationShutdown {
   private readonly batcher: MicroBatcher<LedgerOperation, LedgerResult>;
 
   constructor(
@@ -37,6 +37,11 @@ export class LedgerBatcher {
 
   reserve(operation: ReserveOperation): Promise<ReserveCreditResponse> {
     return this.batcher.submit(operation);
+  }
+
+  /** Before the database connections close: every reserve taken is answered, none is cut mid-batch. */
+  beforeApplicationShutdown(): Promise<void> {
+    return this.batcher.drain();
   }
 
   private async apply(
