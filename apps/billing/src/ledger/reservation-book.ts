@@ -103,11 +103,14 @@ export class ReservationBook {
       expiresAt: op.expiresAt,
       context: op.context,
     });
-    if (op.apiKeyId !== null) this.count(op, op.apiKeyId, reserved);
+    // A key without limits keeps no counters: setting its first limits rebuilds them (SpendingLimitRepository).
+    if (op.apiKeyId !== null && this.state.limits.has(keyOf(organizationId, op.apiKeyId))) {
+      this.count(op, op.apiKeyId, reserved);
+    }
     return { generationId, reservedAmount: formatMoney(reserved) };
   }
 
-  /** What the holds of this batch add to the counters, one row per counter. */
+  /** What the holds of this batch add to the counters of keys with limits, one row per counter. */
   counterAdditions(): CounterValue[] {
     return [...this.added.values()];
   }

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { Decimal } from 'decimal.js';
 import {
   DomainError,
@@ -8,7 +8,9 @@ import {
   SpendingLimit,
   SpendingLimitPeriod,
 } from '@gw/contracts';
+import { BILLING_CLOCK, Clock } from '../clock';
 import { formatMoney } from '../money/money';
+import { spendingWindows } from './spending-windows';
 import { SpendingLimitRepository, StoredLimit } from './spending-limit.repository';
 
 /**
@@ -17,13 +19,17 @@ import { SpendingLimitRepository, StoredLimit } from './spending-limit.repositor
  */
 @Injectable()
 export class SpendingLimitService {
-  constructor(private readonly limits: SpendingLimitRepository) {}
+  constructor(
+    private readonly limits: SpendingLimitRepository,
+    @Inject(BILLING_CLOCK) private readonly clock: Clock,
+  ) {}
 
   async set(request: SetKeyLimitsRequest): Promise<KeyLimits> {
     const stored = await this.limits.replace(
       request.organizationId,
       request.apiKeyId,
       parseLimits(request.limits),
+      spendingWindows(this.clock.now()),
     );
     return { apiKeyId: request.apiKeyId, limits: inPeriodOrder(stored) };
   }

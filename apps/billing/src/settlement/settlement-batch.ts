@@ -4,6 +4,7 @@ import {
   type CounterKey,
   counterIdOf,
   type CounterValue,
+  keyOf,
   type LedgerTransaction,
 } from '../ledger/ledger.repository';
 
@@ -59,7 +60,13 @@ export class SettlementBatch {
    */
   async write(tx: LedgerTransaction): Promise<void> {
     await tx.setBalances(this.changedBalances);
-    const changes = [...this.counterChanges.values()];
+    const limited = await tx.limitsOfKeys(
+      uniqueKeys([...this.counterChanges.values()].map((change) => change.key)),
+    );
+    // A key without limits keeps no counters: setting its first limits rebuilds them (SpendingLimitRepository).
+    const changes = [...this.counterChanges.values()].filter((change) =>
+      limited.has(keyOf(change.key.organizationId, change.key.apiKeyId)),
+    );
     if (changes.length === 0) return;
     const current = new Map(
       (await tx.counters(changes.map((change) => change.key))).map((counter) => [
@@ -78,4 +85,9 @@ export class SettlementBatch {
     });
     await tx.setCounterRows(rows);
   }
+}
+
+function uniqueKeys(keys: CounterKey[]): { organizationId: string; apiKeyId: string }[] {
+  const unique = new Map(keys.map((k) => [keyOf(k.organizationId, k.apiKeyId), k]));
+  return [...unique.values()].map(({ organizationId, apiKeyId }) => ({ organizationId, apiKeyId }));
 }

@@ -122,10 +122,11 @@ export class SettlementService {
         return false;
       }
       await tx.markReservation(organizationId, generationId, 'released');
-      if (reservation.apiKeyId !== null) {
+      const apiKeyId = reservation.apiKeyId;
+      if (apiKeyId !== null && (await tx.limitsOfKeys([{ organizationId, apiKeyId }])).size > 0) {
         await tx.addToCounters(
           organizationId,
-          reservation.apiKeyId,
+          apiKeyId,
           spendingWindows(reservation.createdAt),
           reservation.amount.negated(),
           ZERO,
