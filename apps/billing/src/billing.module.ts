@@ -7,6 +7,8 @@ import { billingDatabase } from './database/billing-database';
 import { HistoryHandler } from './history/history.handler';
 import { HistoryRepository } from './history/history.repository';
 import { HistoryService } from './history/history.service';
+import { HoldExtensionHandler } from './ledger/hold-extension.handler';
+import { HoldExtensionService } from './ledger/hold-extension.service';
 import { LedgerHandler } from './ledger/ledger.handler';
 import { LedgerRepository } from './ledger/ledger.repository';
 import { LedgerService } from './ledger/ledger.service';
@@ -36,12 +38,13 @@ export class BillingModule {
     return {
       module: BillingModule,
       imports: [TransportModule.forRoot(options.transport), ServiceDatabaseModule.register(database)],
-      controllers: [LedgerHandler, HistoryHandler, SpendingLimitHandler],
+      controllers: [LedgerHandler, HoldExtensionHandler, HistoryHandler, SpendingLimitHandler],
       providers: [
         { provide: BILLING_ENV, useValue: options.env },
         { provide: BILLING_CLOCK, useValue: options.clock ?? systemClock },
         LedgerRepository,
         LedgerService,
+        HoldExtensionService,
         ReservationSweeper,
         SettlementService,
         SettlementConsumer,
