@@ -62,7 +62,7 @@ describe('holds that fit the work (embedded app)', () => {
 
   it('serves at least 0.8·N of 100 parallel chats from a balance worth N of them, each answer whole', async () => {
     // The gateway has been serving typical chats: the model's recent answers size the first hold.
-    const warmUp: HttpResult[] = [];
+    const warmUp: HttpResult<any>[] = [];
     for (let i = 0; i < 5; i++) warmUp.push(await chat(gateway.apiKey, TYPICAL));
     const typical = warmUp[0].body;
     expect(typical.choices[0]).toMatchObject({ finish_reason: 'stop', message: { content: TYPICAL } });

@@ -81,8 +81,9 @@ type AnswerEnd =
   | { kind: 'broken'; error: DomainError };
 
 /**
- * One chat generation: resolve the model, reserve its maximum cost, call the providers in order
- * until one answers, and report the outcome as a durable GenerationFinishedEvent whatever it is.
+ * One chat generation: resolve the model, hold about what it will cost, call the providers in
+ * order until one answers, grow the hold as the answer does, and report the outcome as a durable
+ * GenerationFinishedEvent whatever it is.
  */
 @Injectable()
 export class ChatCompletionService {
