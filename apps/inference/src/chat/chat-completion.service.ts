@@ -41,7 +41,7 @@ import {
 import { CompletionEstimates } from './completion-estimates';
 import { awaitFirstOutput, FirstOutput } from './first-output';
 import { GenerationCancellations } from './generation-cancellations';
-import { holdNeeds, initialHold } from './hold-sizing';
+import { heldPromptTokens, holdNeeds, initialHold } from './hold-sizing';
 import { planRoutes } from './routing';
 import { TokenTally } from './token-estimate';
 
@@ -289,9 +289,10 @@ export class ChatCompletionService {
     let finishReason: string | null = null;
     let usage: UpstreamUsage | null = null;
     let promptTokens = generation.promptEstimate;
+    let heldPrompt = generation.heldPromptTokens;
     let outOfFunds = false;
     const take = async (event: UpstreamStreamEvent): Promise<void> => {
-      if (event.promptTokens !== undefined) promptTokens = event.promptTokens;
+      if (event.promptTokens !== undefined) promptTokens = heldPrompt = event.promptTokens;
       if (event.finishReason) finishReason = event.finishReason;
       if (event.usage) usage = event.usage;
       if (!event.content && !event.toolCalls) return;
@@ -299,7 +300,7 @@ export class ChatCompletionService {
         (event.content ?? '') +
         (event.toolCalls ?? []).map((call) => call.function?.arguments ?? '').join('');
       produced.add(piece);
-      if (!(await this.holdPays(generation, route, promptTokens, produced.tokens, ceilingTokens))) {
+      if (!(await this.holdPays(generation, route, heldPrompt, produced.tokens, ceilingTokens))) {
         outOfFunds = true;
         return;
       }
@@ -418,6 +419,7 @@ export class ChatCompletionService {
       routes,
       messages,
       promptEstimate,
+      heldPromptTokens: heldPromptTokens(promptEstimate, messages.length),
       clientMax,
       reserved: new Decimal(0),
       startedAt: new Date(),
@@ -426,7 +428,7 @@ export class ChatCompletionService {
     };
     const amounts = initialHold(
       routes[0],
-      promptEstimate,
+      generation.heldPromptTokens,
       this.completionEstimates.expected(model.entry.id),
       clientMax,
       this.settings.minCompletionTokens,

@@ -6,6 +6,18 @@ import { completionCeiling } from './chat-plan';
 /** A hold grows by at least this many completion tokens, so that a long answer asks billing only a few times. */
 export const HOLD_STEP_TOKENS = 64;
 
+/**
+ * Tokens per message that providers count beyond its text (role markers, separators; Mock Alpha
+ * counts 4, OpenAI about 3 and 3 more for the reply): the hold counts them, so that an answer of
+ * the usual length does not need its hold grown at the end. Charged estimates never count them (24).
+ */
+export const HELD_TOKENS_PER_MESSAGE = 4;
+
+/** The prompt as a hold counts it until the provider tells its own count. */
+export function heldPromptTokens(promptEstimate: number, messages: number): number {
+  return promptEstimate + HELD_TOKENS_PER_MESSAGE * messages;
+}
+
 export interface HoldAmounts {
   maxAmount: Decimal;
   minAmount: Decimal;
