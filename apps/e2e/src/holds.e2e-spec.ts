@@ -60,42 +60,44 @@ describe('holds that fit the work (embedded app)', () => {
   const alphaCost = (usage: { prompt_tokens: number; completion_tokens: number }) =>
     PROMPT_RUB.times(usage.prompt_tokens).plus(COMPLETION_RUB.times(usage.completion_tokens));
 
-  it('serves at least 0.8·N of 100 parallel chats from a balance worth N of them, each answer whole', async () => {
-    // The gateway has been serving typical chats: the model's recent answers size the first hold.
-    const warmUp: HttpResult<any>[] = [];
-    for (let i = 0; i < 5; i++) warmUp.push(await chat(gateway.apiKey, TYPICAL));
-    const typical = warmUp[0].body;
-    expect(typical.choices[0]).toMatchObject({ finish_reason: 'stop', message: { content: TYPICAL } });
-    const typicalCost = new Decimal(typical.usage.cost_rub);
-    expect(typicalCost.toString()).toBe(alphaCost(typical.usage).toString());
+  it.each([10, 50])(
+    'serves at least 0.8·N of 100 parallel chats from a balance worth N = %i of them, each answer whole',
+    async (N) => {
+      // The gateway has been serving typical chats: the model's recent answers size the first hold.
+      const warmUp: HttpResult<any>[] = [];
+      for (let i = 0; i < 5; i++) warmUp.push(await chat(gateway.apiKey, TYPICAL));
+      const typical = warmUp[0].body;
+      expect(typical.choices[0]).toMatchObject({ finish_reason: 'stop', message: { content: TYPICAL } });
+      const typicalCost = new Decimal(typical.usage.cost_rub);
+      expect(typicalCost.toString()).toBe(alphaCost(typical.usage).toString());
 
-    const N = 10;
-    const credit = typicalCost.times(N).toFixed(8);
-    const org = await seedOrganization(api, gateway.adminToken, credit);
-    const results = await Promise.all(Array.from({ length: 100 }, () => chat(org.apiKey, TYPICAL)));
+      const credit = typicalCost.times(N).toFixed(8);
+      const org = await seedOrganization(api, gateway.adminToken, credit);
+      const results = await Promise.all(Array.from({ length: 100 }, () => chat(org.apiKey, TYPICAL)));
 
-    const statuses = results.map((r) => r.status);
-    expect(statuses.every((s) => s === 200 || s === 402)).toBe(true);
-    const answered = results.filter((r) => r.status === 200);
-    const whole = answered.filter(
-      (r) => r.body.choices[0].finish_reason === 'stop' && r.body.choices[0].message.content === TYPICAL,
-    );
-    expect(whole.length).toBeGreaterThanOrEqual(0.8 * N);
-    for (const refused of results.filter((r) => r.status === 402))
-      expect(refused.body.error.code).toBe('insufficient_balance');
+      const statuses = results.map((r) => r.status);
+      expect(statuses.every((s) => s === 200 || s === 402)).toBe(true);
+      const answered = results.filter((r) => r.status === 200);
+      const whole = answered.filter(
+        (r) => r.body.choices[0].finish_reason === 'stop' && r.body.choices[0].message.content === TYPICAL,
+      );
+      expect(whole.length).toBeGreaterThanOrEqual(0.8 * N);
+      for (const refused of results.filter((r) => r.status === 402))
+        expect(refused.body.error.code).toBe('insufficient_balance');
 
-    // Credits − every charge in history = the balance, to the kopeck and beyond; never below zero.
-    const spent = await charged(org.apiKey, answered.length);
-    const left = await balance(org.apiKey);
-    expect(left.toString()).toBe(new Decimal(credit).minus(spent).toString());
-    expect(left.greaterThanOrEqualTo(0)).toBe(true);
-    // An answer cut short was cut only because the money ran out: what is left would not pay for it whole.
-    if (whole.length < answered.length) expect(left.lessThan(typicalCost)).toBe(true);
-    console.log(
-      `holds: balance worth ${N} typical chats (${credit} RUB), 100 in parallel: ${whole.length} whole, ` +
-        `${answered.length - whole.length} cut, ${results.length - answered.length} refused (402); ${left.toFixed(8)} RUB left`,
-    );
-  });
+      // Credits − every charge in history = the balance, to the kopeck and beyond; never below zero.
+      const spent = await charged(org.apiKey, answered.length);
+      const left = await balance(org.apiKey);
+      expect(left.toString()).toBe(new Decimal(credit).minus(spent).toString());
+      expect(left.greaterThanOrEqualTo(0)).toBe(true);
+      // An answer cut short was cut only because the money ran out: what is left would not pay for it whole.
+      if (whole.length < answered.length) expect(left.lessThan(typicalCost)).toBe(true);
+      console.log(
+        `holds: balance worth ${N} typical chats (${credit} RUB), 100 in parallel: ${whole.length} whole, ` +
+          `${answered.length - whole.length} cut, ${results.length - answered.length} refused (402); ${left.toFixed(8)} RUB left`,
+      );
+    },
+  );
 
   it.each([false, true])(
     'grows the hold of a long answer step by step and charges what it really cost (stream %s)',
