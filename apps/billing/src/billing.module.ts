@@ -8,6 +8,8 @@ import { HistoryHandler } from './history/history.handler';
 import { HistoryRepository } from './history/history.repository';
 import { HistoryService } from './history/history.service';
 import { LedgerBatcher } from './ledger/ledger-batcher.service';
+import { HoldExtensionHandler } from './ledger/hold-extension.handler';
+import { HoldExtensionService } from './ledger/hold-extension.service';
 import { LedgerHandler } from './ledger/ledger.handler';
 import { LedgerRepository } from './ledger/ledger.repository';
 import { LedgerService } from './ledger/ledger.service';
@@ -37,13 +39,14 @@ export class BillingModule {
     return {
       module: BillingModule,
       imports: [TransportModule.forRoot(options.transport), ServiceDatabaseModule.register(database)],
-      controllers: [LedgerHandler, HistoryHandler, SpendingLimitHandler],
+      controllers: [LedgerHandler, HoldExtensionHandler, HistoryHandler, SpendingLimitHandler],
       providers: [
         { provide: BILLING_ENV, useValue: options.env },
         { provide: BILLING_CLOCK, useValue: options.clock ?? systemClock },
         LedgerRepository,
         LedgerBatcher,
         LedgerService,
+        HoldExtensionService,
         ReservationSweeper,
         SettlementService,
         SettlementConsumer,

@@ -36,10 +36,15 @@ export class InferenceEnv extends WithCatalogueFile(ServiceEnv) {
   @Max(3_600_000)
   FIRST_TOKEN_TIMEOUT_MS: number = 30_000;
 
-  /** Without a client max_tokens, the least completion the balance must cover (else 402). */
+  /** The least completion a chat's first hold must cover (else 402); the hold grows as the answer does. */
   @IsInt()
   @Min(1)
   MIN_COMPLETION_TOKENS: number = 16;
+
+  /** The completion a chat's first hold covers until this process has seen the model answer; then its recent average. */
+  @IsInt()
+  @Min(1)
+  FIRST_HOLD_COMPLETION_TOKENS: number = 256;
 
   /** How often unpublished generation events are published again. */
   @IsInt()

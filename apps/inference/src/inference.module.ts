@@ -62,6 +62,7 @@ export class InferenceModule {
           provide: CHAT_SETTINGS,
           useValue: {
             minCompletionTokens: env.MIN_COMPLETION_TOKENS,
+            firstHoldCompletionTokens: env.FIRST_HOLD_COMPLETION_TOKENS,
             firstTokenTimeoutMs: env.FIRST_TOKEN_TIMEOUT_MS,
           },
         },

@@ -107,10 +107,11 @@ describe('inference chat completions over NATS, Postgres and mock-upstream', () 
       apiType: 'chat_completions',
       responseMode: 'sync',
     });
-    // The dearer candidate (Mock Beta, 200/800 per M) bounds it: (16 + 8 + 11) prompt tokens and 4096 completion tokens,
-    // at least MIN_COMPLETION_TOKENS (16) of them.
-    expect(reserve?.maxAmount).toBe('3.2838');
-    expect(reserve?.minAmount).toBe('0.0198');
+    // The first hold is sized at the provider tried first (Mock Alpha, 150/600 per M): the prompt's estimate (11 bytes,
+    // 3 tokens) and 4 for its one message, and, as this model has not answered yet, FIRST_HOLD_COMPLETION_TOKENS (256)
+    // of completion, at least MIN_COMPLETION_TOKENS (16); it grows as the answer does.
+    expect(reserve?.maxAmount).toBe('0.15465');
+    expect(reserve?.minAmount).toBe('0.01065');
     expect(await app.eventOf(result.id)).toMatchObject({
       organizationId,
       status: 'completed',

@@ -128,6 +128,27 @@ export class GenerationBilling {
   }
 
   /**
+   * Asks billing to grow the hold by `amount`; answers the hold as it now is. Billing may grant
+   * less or nothing (the balance or a limit is exhausted). When billing cannot be asked, nothing is
+   * granted: the generation then stops at what it holds, which is always safe.
+   */
+  async extend(generation: BilledGeneration, held: Decimal, amount: Decimal): Promise<Decimal> {
+    try {
+      const answer = await this.rpc.request(BillingContracts.extendReservation, {
+        generationId: generation.generationId,
+        organizationId: generation.principal.organizationId,
+        amount: costString(amount),
+      });
+      return new Decimal(answer.reservedAmount);
+    } catch (err) {
+      this.logger.warn(
+        `The hold of generation ${generation.generationId} could not be extended: ${(err as Error).message}`,
+      );
+      return held;
+    }
+  }
+
+  /**
    * No provider produced an answer: recorded failed at zero cost, which releases the hold, against
    * the last provider tried. Answers the error the client is told.
    */

@@ -135,6 +135,8 @@ export interface LedgerTransaction {
     spent: Decimal,
   ): Promise<void>;
   markReservation(organizationId: string, generationId: string, status: ReservationStatus): Promise<void>;
+  /** Adds `by` to a held reservation and moves its expiry to `expiresAt` (a growing hold is a live one). */
+  growReservation(organizationId: string, generationId: string, by: Decimal, expiresAt: Date): Promise<void>;
   setBalance(organizationId: string, balance: Decimal): Promise<void>;
   appendEntry(entry: NewLedgerEntry): Promise<void>;
   findCredit(
@@ -511,6 +513,19 @@ class TypeOrmLedgerTransaction implements LedgerTransaction {
     await this.manager.query(
       `UPDATE "billing"."reservations" SET "status" = $3 WHERE "organization_id" = $1 AND "generation_id" = $2`,
       [organizationId, generationId, status],
+    );
+  }
+
+  async growReservation(
+    organizationId: string,
+    generationId: string,
+    by: Decimal,
+    expiresAt: Date,
+  ): Promise<void> {
+    await this.manager.query(
+      `UPDATE "billing"."reservations" SET "amount" = "amount" + $3::numeric, "expires_at" = $4
+        WHERE "organization_id" = $1 AND "generation_id" = $2 AND "status" = 'held'`,
+      [organizationId, generationId, by.toFixed(), expiresAt],
     );
   }
 

@@ -5,7 +5,7 @@ import { Observable, Subscriber } from 'rxjs';
 import { applyModelAlias, ModelAliasError, parseModelAlias } from '@gw/alias';
 import { ChatCompletion, ChatCompletionChunk, DomainError, GenerationResponseMode } from '@gw/contracts';
 import type { ChatCompletionRequestDto, ChatCompletionRpcMessageDto } from '@gw/dto';
-import { costNumber } from '@gw/pricing';
+import { chatCost, costNumber } from '@gw/pricing';
 import type { ProviderRoute } from '@gw/catalogue';
 import { endpointOfApiType, ModelCatalogue } from '@gw/catalogue';
 import type { GenerationOutcome, UpstreamFailure } from '@gw/paid-generation';
@@ -29,23 +29,28 @@ import {
   tokenUsage,
   usageOrEstimate,
 } from './chat-generation';
+import { AnswerParts } from './answer-parts';
 import {
   clientMaxTokens,
+  completionCeiling,
   conversation,
   promptTokensEstimate,
-  promptTokensUpperBound,
-  reservationAmounts,
   toUpstreamRequest,
-  upstreamMaxTokens,
   withReasoningEffort,
 } from './chat-plan';
+import { CompletionEstimates } from './completion-estimates';
 import { awaitFirstOutput, FirstOutput } from './first-output';
 import { GenerationCancellations } from './generation-cancellations';
+import { heldPromptTokens, holdNeeds, initialHold } from './hold-sizing';
 import { planRoutes } from './routing';
+import { TokenTally } from './token-estimate';
 
 export const CHAT_SETTINGS = Symbol('CHAT_SETTINGS');
 export interface ChatSettings {
+  /** The least completion a first hold covers; a balance that cannot is refused with 402. */
   minCompletionTokens: number;
+  /** The completion a first hold covers for a model this process has not seen answer yet. */
+  firstHoldCompletionTokens: number;
   /** A stream's wait for its first output before the next provider is tried, unless the catalogue sets one. */
   firstTokenTimeoutMs: number;
 }
@@ -55,19 +60,44 @@ const ALIAS_API_TYPES = new Set(['chat_completions', 'responses', 'messages']);
 
 type Chunk = ChatCompletionChunk;
 
+/** A provider's answer, opened: its events so far up to the first output, the rest to read, and how to stop it. */
+interface OpenedAnswer {
+  iterator: AsyncIterator<UpstreamStreamEvent>;
+  head: FirstOutput;
+  /** Aborts the upstream call, when the hold cannot pay for more. */
+  stop: () => void;
+}
+
+/** How reading an answer ended: finished (still to be reported), or cancelled or broken off (already reported). */
+type AnswerEnd =
+  | {
+      kind: 'finished';
+      finishReason: string;
+      usage: UpstreamUsage;
+      cost: Decimal;
+      outcome: GenerationOutcome;
+    }
+  | { kind: 'cancelled' }
+  | { kind: 'broken'; error: DomainError };
+
 /**
- * One chat generation: resolve the model, reserve its maximum cost, call the providers in order
- * until one answers, and report the outcome as a durable GenerationFinishedEvent whatever it is.
+ * One chat generation: resolve the model, hold about what it will cost, call the providers in
+ * order until one answers, grow the hold as the answer does, and report the outcome as a durable
+ * GenerationFinishedEvent whatever it is.
  */
 @Injectable()
 export class ChatCompletionService {
+  private readonly completionEstimates: CompletionEstimates;
+
   constructor(
     private readonly catalogue: ModelCatalogue,
     private readonly adapters: ChatAdapters,
     private readonly billing: GenerationBilling,
     private readonly cancellations: GenerationCancellations,
     @Inject(CHAT_SETTINGS) private readonly settings: ChatSettings,
-  ) {}
+  ) {
+    this.completionEstimates = new CompletionEstimates(settings.firstHoldCompletionTokens);
+  }
 
   async complete(request: ChatCompletionRpcMessageDto): Promise<ChatCompletion> {
     const id = request.generationId ?? `gen-${randomUUID()}`;
@@ -96,10 +126,14 @@ export class ChatCompletionService {
     signal: AbortSignal,
   ): Promise<ChatCompletion> {
     const generation = await this.begin(request, 'sync', id);
+    // A plain answer is read as a stream too, so that its hold grows with it (see readAnswer).
     const end = await tryProvidersInOrder(
       generation,
-      (route) => this.adapters.for(route.wire).complete(this.call(generation, route, signal)),
-      { signal },
+      (route) => this.openAnswer(generation, route, signal, null),
+      {
+        signal,
+        closesAttempt: false,
+      },
     );
     if (end.outcome === 'cancelled') {
       await this.cancelled(generation, end.route, null, generation.promptEstimate, '', null);
@@ -107,20 +141,15 @@ export class ChatCompletionService {
     }
     if (end.outcome === 'exhausted')
       throw await this.billing.failed(billedGeneration(generation), end.failure);
-    const { route, value: result } = end;
-    generation.firstOutputAt = Date.now();
-    const text = (result.content ?? '') + result.toolCalls.map((call) => call.function.arguments).join('');
-    const usage = usageOrEstimate(result.usage, generation.promptEstimate, text);
-    const blocked = isBlockedWithoutOutput(result.finishReason, text);
-    const cost = blocked ? new Decimal(0) : completionCost(route, usage, generation.reserved);
-    await this.finish(generation, {
-      status: blocked ? 'failed' : 'completed',
-      provider: route.name,
-      finishReason: result.finishReason,
-      usage: tokenUsage(usage),
-      cost,
-      error: blocked ? { ...BLOCKED_ERROR } : null,
-    });
+    const { route } = end;
+    const parts = new AnswerParts();
+    const answer = await this.readAnswer(generation, route, end.started, end.value, signal, (event) =>
+      parts.add(event),
+    );
+    if (answer.kind === 'cancelled') throw new DomainError('upstream_error', 'The generation was cancelled');
+    if (answer.kind === 'broken') throw answer.error;
+    await this.finish(generation, answer.outcome);
+    const toolCalls = parts.toolCalls;
     return {
       id: generation.id,
       object: 'chat.completion',
@@ -132,13 +161,13 @@ export class ChatCompletionService {
           index: 0,
           message: {
             role: 'assistant',
-            content: result.content,
-            ...(result.toolCalls.length > 0 ? { tool_calls: result.toolCalls } : {}),
+            content: parts.content,
+            ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
           },
-          finish_reason: result.finishReason,
+          finish_reason: answer.finishReason,
         },
       ],
-      usage: this.usageWithCost(usage, cost),
+      usage: this.usageWithCost(answer.usage, answer.cost),
     };
   }
 
@@ -149,49 +178,25 @@ export class ChatCompletionService {
     signal: AbortSignal,
   ): Promise<void> {
     const generation = await this.begin(request, 'stream', id);
-    // The attempt that answers stays open while its stream is relayed: relay() records it at the end.
-    const end = await tryProvidersInOrder(generation, (route) => this.openStream(generation, route, signal), {
-      signal,
-      closesAttempt: false,
-    });
+    // The attempt that answers stays open while its stream is relayed: readAnswer() records it at the end.
+    const end = await tryProvidersInOrder(
+      generation,
+      (route) =>
+        this.openAnswer(
+          generation,
+          route,
+          signal,
+          route.firstTokenTimeoutMs ?? this.settings.firstTokenTimeoutMs,
+        ),
+      { signal, closesAttempt: false },
+    );
     if (end.outcome === 'cancelled')
       return this.cancelled(generation, end.route, null, generation.promptEstimate, '', null, subscriber);
     if (end.outcome === 'exhausted') {
       subscriber.error(await this.billing.failed(billedGeneration(generation), end.failure));
       return;
     }
-    const { iterator, head } = end.value;
-    return this.relay(generation, end.route, end.started, iterator, head, subscriber, signal);
-  }
-
-  /** Starts one provider's stream and waits for its first output, within the first-token deadline. */
-  private async openStream(
-    generation: ChatGeneration,
-    route: ProviderRoute,
-    signal: AbortSignal,
-  ): Promise<{ iterator: AsyncIterator<UpstreamStreamEvent>; head: FirstOutput }> {
-    const attemptAbort = new AbortController();
-    const call = this.call(generation, route, AbortSignal.any([signal, attemptAbort.signal]));
-    const iterator = this.adapters.for(route.wire).stream(call)[Symbol.asyncIterator]();
-    const head = await awaitFirstOutput(
-      iterator,
-      route.firstTokenTimeoutMs ?? this.settings.firstTokenTimeoutMs,
-      () => attemptAbort.abort(),
-    );
-    return { iterator, head };
-  }
-
-  /** Forwards one provider's stream; output has started, so from here on a failure cannot fall back. */
-  private async relay(
-    generation: ChatGeneration,
-    route: ProviderRoute,
-    started: number,
-    iterator: AsyncIterator<UpstreamStreamEvent>,
-    head: FirstOutput,
-    subscriber: Subscriber<ChatStreamItem>,
-    signal: AbortSignal,
-  ): Promise<void> {
-    generation.firstOutputAt = Date.now();
+    const { route } = end;
     const chunk = (choice: Chunk['choices'][number], usage?: Chunk['usage']): Chunk => ({
       id: generation.id,
       object: 'chat.completion.chunk',
@@ -201,61 +206,192 @@ export class ChatCompletionService {
       choices: [choice],
       ...(usage ? { usage } : {}),
     });
+    let roleSent = false;
+    const answer = await this.readAnswer(
+      generation,
+      route,
+      end.started,
+      end.value,
+      signal,
+      (event, promptTokens) => {
+        const delta: Chunk['choices'][number]['delta'] = {
+          ...(roleSent ? {} : { role: 'assistant' as const }),
+          ...(event.content ? { content: event.content } : {}),
+          ...(event.toolCalls ? { tool_calls: event.toolCalls } : {}),
+        };
+        roleSent = true;
+        subscriber.next({ chunk: chunk({ index: 0, delta, finish_reason: null }), promptTokens });
+      },
+    );
+    if (answer.kind === 'cancelled') {
+      // Over NATS nobody listens any more; completing releases the server side of the stream.
+      subscriber.complete();
+      return;
+    }
+    if (answer.kind === 'broken') {
+      subscriber.error(answer.error);
+      return;
+    }
+    subscriber.next({
+      chunk: chunk(
+        {
+          index: 0,
+          delta: roleSent ? {} : { role: 'assistant', content: '' },
+          finish_reason: answer.finishReason,
+        },
+        this.usageWithCost(answer.usage, answer.cost),
+      ),
+      promptTokens: answer.usage.prompt_tokens,
+    });
+    await this.finish(generation, answer.outcome);
+    subscriber.complete();
+  }
+
+  /**
+   * Starts one provider's answer as a stream and waits for its first output, within the
+   * first-token deadline where there is one (a plain request's answer has none: it is bounded by
+   * the upstream timeout, as it was when read whole).
+   */
+  private async openAnswer(
+    generation: ChatGeneration,
+    route: ProviderRoute,
+    signal: AbortSignal,
+    firstTokenDeadlineMs: number | null,
+  ): Promise<OpenedAnswer> {
+    const attemptAbort = new AbortController();
+    const stop = () => attemptAbort.abort();
+    const call = this.call(generation, route, AbortSignal.any([signal, attemptAbort.signal]));
+    const iterator = this.adapters.for(route.wire).stream(call)[Symbol.asyncIterator]();
+    const head = await awaitFirstOutput(iterator, firstTokenDeadlineMs, stop);
+    return { iterator, head, stop };
+  }
+
+  /**
+   * Reads one provider's answer to its end; output has started, so from here on a failure cannot
+   * fall back. Each piece of output is passed on only once the hold pays for it: when it does not,
+   * billing is asked to grow the hold (readAnswer's one pause), and where the balance or a limit
+   * has nothing left the upstream call is stopped and the answer ends as `length`, charged for
+   * what was passed on. A cancelled or broken answer is reported here; a finished one is left to
+   * the caller, who reports it once the client has its last part.
+   */
+  private async readAnswer(
+    generation: ChatGeneration,
+    route: ProviderRoute,
+    started: number,
+    answer: OpenedAnswer,
+    signal: AbortSignal,
+    output: (event: UpstreamStreamEvent, promptTokens: number) => void,
+  ): Promise<AnswerEnd> {
+    generation.firstOutputAt = Date.now();
+    const ceilingTokens = completionCeiling(route, generation.clientMax);
+    const produced = new TokenTally();
     let text = '';
     let finishReason: string | null = null;
     let usage: UpstreamUsage | null = null;
     let promptTokens = generation.promptEstimate;
-    let roleSent = false;
-    const send = (item: Chunk) => subscriber.next({ chunk: item, promptTokens });
-    const forward = (event: UpstreamStreamEvent) => {
-      if (event.promptTokens !== undefined) promptTokens = event.promptTokens;
+    let heldPrompt = generation.heldPromptTokens;
+    let outOfFunds = false;
+    const take = async (event: UpstreamStreamEvent): Promise<void> => {
+      if (event.promptTokens !== undefined) promptTokens = heldPrompt = event.promptTokens;
       if (event.finishReason) finishReason = event.finishReason;
       if (event.usage) usage = event.usage;
       if (!event.content && !event.toolCalls) return;
-      text +=
+      const piece =
         (event.content ?? '') +
         (event.toolCalls ?? []).map((call) => call.function?.arguments ?? '').join('');
-      const delta: Chunk['choices'][number]['delta'] = {
-        ...(roleSent ? {} : { role: 'assistant' as const }),
-        ...(event.content ? { content: event.content } : {}),
-        ...(event.toolCalls ? { tool_calls: event.toolCalls } : {}),
-      };
-      roleSent = true;
-      send(chunk({ index: 0, delta, finish_reason: null }));
+      produced.add(piece);
+      if (!(await this.holdPays(generation, route, heldPrompt, produced.tokens, ceilingTokens))) {
+        outOfFunds = true;
+        return;
+      }
+      text += piece;
+      output(event, promptTokens);
     };
     try {
-      head.events.forEach(forward);
-      if (!head.done) {
-        for (let next = await iterator.next(); !next.done; next = await iterator.next()) forward(next.value);
+      for (const event of answer.head.events) {
+        await take(event);
+        if (outOfFunds) break;
+      }
+      if (!answer.head.done) {
+        while (!outOfFunds) {
+          const next = await answer.iterator.next();
+          if (next.done) break;
+          await take(next.value);
+        }
       }
     } catch (err) {
       const failure = toUpstreamFailure(err);
       recordAttempt(generation.attempts, route, started, failure, signal.aborted);
-      if (signal.aborted)
-        return this.cancelled(generation, route, usage, promptTokens, text, finishReason, subscriber);
-      subscriber.error(await this.brokenOff(generation, route, failure, usage, promptTokens, text));
-      return;
+      if (signal.aborted) {
+        await this.cancelled(generation, route, usage, promptTokens, text, finishReason);
+        return { kind: 'cancelled' };
+      }
+      return {
+        kind: 'broken',
+        error: await this.brokenOff(generation, route, failure, usage, promptTokens, text),
+      };
+    }
+    if (outOfFunds) {
+      answer.stop();
+      usage = null;
     }
     recordAttempt(generation.attempts, route, started, null);
     const final = usageOrEstimate(usage, promptTokens, text);
-    const reason: string = finishReason ?? 'stop';
+    const reason: string = outOfFunds ? 'length' : (finishReason ?? 'stop');
     const blocked = isBlockedWithoutOutput(reason, text);
+    if (!blocked && !outOfFunds) {
+      await this.holdCovers(generation, chatCost(route.pricing, final));
+      this.completionEstimates.record(generation.model.entry.id, final.completion_tokens);
+    }
     const cost = blocked ? new Decimal(0) : completionCost(route, final, generation.reserved);
-    send(
-      chunk(
-        { index: 0, delta: roleSent ? {} : { role: 'assistant', content: '' }, finish_reason: reason },
-        this.usageWithCost(final, cost),
-      ),
-    );
-    await this.finish(generation, {
-      status: blocked ? 'failed' : 'completed',
-      provider: route.name,
+    return {
+      kind: 'finished',
       finishReason: reason,
-      usage: tokenUsage(final),
+      usage: final,
       cost,
-      error: blocked ? { ...BLOCKED_ERROR } : null,
-    });
-    subscriber.complete();
+      outcome: {
+        status: blocked ? 'failed' : 'completed',
+        provider: route.name,
+        finishReason: reason,
+        usage: tokenUsage(final),
+        cost,
+        error: blocked ? { ...BLOCKED_ERROR } : null,
+      },
+    };
+  }
+
+  /**
+   * Whether the hold pays for the answer so far (the prompt and `producedTokens`); when it does not,
+   * billing is asked to grow it, with room for the answer to double so that a long one asks rarely.
+   */
+  private async holdPays(
+    generation: ChatGeneration,
+    route: ProviderRoute,
+    promptTokens: number,
+    producedTokens: number,
+    ceilingTokens: number,
+  ): Promise<boolean> {
+    const { needed, target } = holdNeeds(route, promptTokens, producedTokens, ceilingTokens);
+    if (needed.lessThanOrEqualTo(generation.reserved)) return true;
+    await this.growHold(generation, target);
+    return needed.lessThanOrEqualTo(generation.reserved);
+  }
+
+  /**
+   * The provider's usage may cost more than the estimates the hold grew by (its tokenizer counts
+   * differently): the hold is grown to the cost where the balance allows, since the charge is
+   * capped by the hold.
+   */
+  private async holdCovers(generation: ChatGeneration, cost: Decimal): Promise<void> {
+    if (cost.greaterThan(generation.reserved)) await this.growHold(generation, cost);
+  }
+
+  private async growHold(generation: ChatGeneration, target: Decimal): Promise<void> {
+    generation.reserved = await this.billing.extend(
+      billedGeneration(generation),
+      generation.reserved,
+      target.minus(generation.reserved).toDecimalPlaces(8, Decimal.ROUND_UP),
+    );
   }
 
   private async begin(
@@ -273,7 +409,6 @@ export class ChatCompletionService {
       promptTokens: promptEstimate,
       preferencesParam: this.providerFromAlias(request) ? 'model' : 'provider',
     });
-    const promptBound = promptTokensUpperBound(messages, body);
     const clientMax = clientMaxTokens(body);
     const generation: ChatGeneration = {
       id,
@@ -283,15 +418,21 @@ export class ChatCompletionService {
       model,
       routes,
       messages,
-      promptBound,
       promptEstimate,
+      heldPromptTokens: heldPromptTokens(promptEstimate, messages.length),
       clientMax,
       reserved: new Decimal(0),
       startedAt: new Date(),
       firstOutputAt: null,
       attempts: [],
     };
-    const amounts = reservationAmounts(routes, promptBound, clientMax, this.settings.minCompletionTokens);
+    const amounts = initialHold(
+      routes[0],
+      generation.heldPromptTokens,
+      this.completionEstimates.expected(model.entry.id),
+      clientMax,
+      this.settings.minCompletionTokens,
+    );
     generation.reserved = await this.billing.reserve(
       billedGeneration(generation),
       amounts.maxAmount,
@@ -323,12 +464,7 @@ export class ChatCompletionService {
   }
 
   private call(generation: ChatGeneration, route: ProviderRoute, signal: AbortSignal) {
-    const maxTokens = upstreamMaxTokens(
-      route,
-      generation.promptBound,
-      generation.clientMax,
-      generation.reserved,
-    );
+    const maxTokens = completionCeiling(route, generation.clientMax);
     return {
       baseUrl: route.baseUrl,
       apiKey: route.apiKey,

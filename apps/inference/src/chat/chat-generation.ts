@@ -17,11 +17,12 @@ export interface ChatGeneration {
   model: CatalogueModel;
   routes: ProviderRoute[];
   messages: ChatMessageDto[];
-  /** The prompt's upper bound, what the reservation and the upstream max_tokens are sized by. */
-  promptBound: number;
-  /** The prompt's realistic estimate, charged when the provider does not say how long the prompt was. */
+  /** The prompt's realistic estimate: the first hold's, and charged when the provider does not say how long the prompt was. */
   promptEstimate: number;
+  /** The prompt as the hold counts it until the provider tells its count (see heldPromptTokens). */
+  heldPromptTokens: number;
   clientMax: number | null;
+  /** The hold: what billing holds for this generation now; it grows as the answer does. */
   reserved: Decimal;
   startedAt: Date;
   firstOutputAt: number | null;

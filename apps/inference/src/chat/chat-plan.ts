@@ -1,16 +1,9 @@
-import Decimal from 'decimal.js';
 import { DomainError } from '@gw/contracts';
 import type { ChatCompletionRequestDto, ChatMessageDto } from '@gw/dto';
-import { affordableCompletionTokens, maxChatCost } from '@gw/pricing';
 import type { ProviderRoute } from '@gw/catalogue';
 import type { UpstreamChatRequest } from '../providers/upstream-chat';
 import { estimatedTokens } from './token-estimate';
 
-/** Tokens charged per message for role markers and separators; above what any tokenizer spends. */
-export const MESSAGE_OVERHEAD_TOKENS = 8;
-export const REQUEST_OVERHEAD_TOKENS = 16;
-/** An image part is reserved as this many tokens whatever its size. */
-export const IMAGE_PART_TOKENS = 1_600;
 /** An image part is estimated as the least a provider counts for one (OpenAI's low detail), so images never inflate an estimate. */
 export const IMAGE_PART_ESTIMATED_TOKENS = 85;
 /** Used when neither the client nor the catalogue bounds the completion. */
@@ -39,7 +32,6 @@ export function conversation(body: ChatCompletionRequestDto): ChatMessageDto[] {
 }
 
 interface PromptContent {
-  messages: number;
   /** Every text the prompt sends: contents, names, tool call ids, and tool calls, tools and response_format as JSON. */
   texts: string[];
   images: number;
@@ -62,29 +54,13 @@ function promptContent(messages: ChatMessageDto[], body: ChatCompletionRequestDt
   }
   if (body.tools) texts.push(JSON.stringify(body.tools));
   if (body.response_format) texts.push(JSON.stringify(body.response_format));
-  return { messages: messages.length, texts, images };
-}
-
-const bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
-
-/**
- * A safe upper bound of the prompt's tokens, for the reservation only: no tokenizer emits more
- * tokens than UTF-8 bytes, so bytes of every text plus a per-message overhead can only over-estimate.
- */
-export function promptTokensUpperBound(messages: ChatMessageDto[], body: ChatCompletionRequestDto): number {
-  const content = promptContent(messages, body);
-  const textBytes = content.texts.reduce((sum, text) => sum + bytes(text), 0);
-  return (
-    REQUEST_OVERHEAD_TOKENS +
-    content.messages * MESSAGE_OVERHEAD_TOKENS +
-    textBytes +
-    content.images * IMAGE_PART_TOKENS
-  );
+  return { texts, images };
 }
 
 /**
  * A realistic count of the prompt's tokens (see estimatedTokens), used where the provider's count
- * is not known: charging a generation without reported usage, and checking context limits.
+ * is not known: sizing the first hold, charging a generation without reported usage, and checking
+ * context limits.
  */
 export function promptTokensEstimate(messages: ChatMessageDto[], body: ChatCompletionRequestDto): number {
   const content = promptContent(messages, body);
@@ -104,51 +80,12 @@ function providerMaxTokens(route: ProviderRoute): number {
   return route.maxCompletionTokens ?? DEFAULT_MAX_COMPLETION_TOKENS;
 }
 
-/** The completion a provider may produce for this request before the balance is considered. */
+/**
+ * The completion a provider may produce for this request: what the client allows and the provider
+ * supports. It is the upstream max_tokens; the balance never lowers it, the hold grows instead.
+ */
 export function completionCeiling(route: ProviderRoute, clientMax: number | null): number {
   return Math.min(clientMax ?? Number.MAX_SAFE_INTEGER, providerMaxTokens(route));
-}
-
-export interface ReservationAmounts {
-  maxAmount: Decimal;
-  minAmount: Decimal;
-}
-
-/**
- * What to reserve: enough for the dearest candidate, so a fallback never costs more than held.
- * A client max_tokens fixes the amount; otherwise the balance may cover less, down to
- * `minCompletionTokens`.
- */
-export function reservationAmounts(
-  routes: ProviderRoute[],
-  promptBound: number,
-  clientMax: number | null,
-  minCompletionTokens: number,
-): ReservationAmounts {
-  const dearest = (tokens: (route: ProviderRoute) => number) =>
-    Decimal.max(...routes.map((route) => maxChatCost(route.pricing, promptBound, tokens(route))));
-  const maxAmount = dearest((route) => completionCeiling(route, clientMax));
-  const minAmount =
-    clientMax !== null
-      ? maxAmount
-      : dearest((route) => Math.min(minCompletionTokens, completionCeiling(route, null)));
-  return { maxAmount, minAmount };
-}
-
-/** The max_tokens sent upstream: what the client allows, the provider supports and the reservation pays for. */
-export function upstreamMaxTokens(
-  route: ProviderRoute,
-  promptBound: number,
-  clientMax: number | null,
-  reserved: Decimal,
-): number {
-  return Math.max(
-    1,
-    Math.min(
-      completionCeiling(route, clientMax),
-      affordableCompletionTokens(route.pricing, promptBound, reserved),
-    ),
-  );
 }
 
 type ForwardedUpstreamFields = Pick<

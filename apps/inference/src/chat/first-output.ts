@@ -13,28 +13,31 @@ export function carriesOutput(event: UpstreamStreamEvent): boolean {
 }
 
 /**
- * Reads a provider's stream until its first output, within `deadlineMs`. Nothing has reached the
- * client until this resolves, so a failure here, the deadline included, can still fall back to
- * the next provider. On the deadline `onDeadline` runs (it aborts the call) and a retryable
- * timeout is thrown.
+ * Reads a provider's stream until its first output, within `deadlineMs` (none when null). Nothing
+ * has reached the client until this resolves, so a failure here, the deadline included, can still
+ * fall back to the next provider. On the deadline `onDeadline` runs (it aborts the call) and a
+ * retryable timeout is thrown.
  */
 export async function awaitFirstOutput(
   iterator: AsyncIterator<UpstreamStreamEvent>,
-  deadlineMs: number,
+  deadlineMs: number | null,
   onDeadline: () => void,
 ): Promise<FirstOutput> {
   let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => {
-      onDeadline();
-      reject(new UpstreamFailure('timeout', `The provider produced no output within ${deadlineMs} ms`));
-    }, deadlineMs);
-  });
-  deadline.catch(() => undefined);
+  const deadline =
+    deadlineMs === null
+      ? null
+      : new Promise<never>((_resolve, reject) => {
+          timer = setTimeout(() => {
+            onDeadline();
+            reject(new UpstreamFailure('timeout', `The provider produced no output within ${deadlineMs} ms`));
+          }, deadlineMs);
+        });
+  deadline?.catch(() => undefined);
   const events: UpstreamStreamEvent[] = [];
   try {
     for (;;) {
-      const next = await Promise.race([iterator.next(), deadline]);
+      const next = await (deadline ? Promise.race([iterator.next(), deadline]) : iterator.next());
       if (next.done) return { events, done: true };
       events.push(next.value);
       if (carriesOutput(next.value)) return { events, done: false };

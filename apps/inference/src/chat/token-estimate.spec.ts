@@ -1,4 +1,4 @@
-import { estimatedTokens } from './token-estimate';
+import { estimatedTokens, TokenTally } from './token-estimate';
 
 describe('estimatedTokens', () => {
   it.each<[string, string, number]>([
@@ -10,5 +10,20 @@ describe('estimatedTokens', () => {
     ['one long word by its bytes', 'x'.repeat(40), 10],
   ])('counts %s', (_label, text, expected) => {
     expect(estimatedTokens(text)).toBe(expected);
+  });
+});
+
+describe('TokenTally', () => {
+  it.each<[string, string[]]>([
+    ['words streamed one per piece', ['one', ' two', ' three', ' four', ' five', ' six']],
+    ['a word split across pieces', ['a b', 'c d', ' e', 'f ', 'g']],
+    ['pieces of whitespace and empty pieces', ['a', ' ', '', '\n', 'b', '  c']],
+    ['long words and other scripts', ['x'.repeat(13), 'при', 'вет ', 'мир']],
+  ])('counts %s as estimatedTokens counts the whole', (_label, pieces) => {
+    const tally = new TokenTally();
+    pieces.forEach((piece, i) => {
+      tally.add(piece);
+      expect(tally.tokens).toBe(estimatedTokens(pieces.slice(0, i + 1).join('')));
+    });
   });
 });

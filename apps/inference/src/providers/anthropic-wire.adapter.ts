@@ -1,9 +1,8 @@
-import type { ChatMessageDto, ChatToolCallDto } from '@gw/dto';
+import type { ChatMessageDto } from '@gw/dto';
 import {
   type ChatAdapter,
   type ChatAdapterCall,
   type UpstreamChatRequest,
-  type UpstreamCompletion,
   type UpstreamStreamEvent,
   type UpstreamUsage,
 } from './upstream-chat';
@@ -42,41 +41,9 @@ interface AnthropicUsage {
   cache_creation_input_tokens?: number | null;
 }
 
-interface AnthropicResponse {
-  content?: Array<{ type: string; text?: string; id?: string; name?: string; input?: unknown }>;
-  stop_reason?: string | null;
-  usage?: AnthropicUsage;
-}
-
 /** The Anthropic messages wire (Anthropic, Mock Beta); baseUrl excludes `/v1`. Translates from and to the gateway's chat shape. */
 export class AnthropicWireAdapter implements ChatAdapter {
   constructor(private readonly http: UpstreamHttp) {}
-
-  async complete(call: ChatAdapterCall): Promise<UpstreamCompletion> {
-    const response = await this.http.post(
-      this.url(call),
-      this.headers(call),
-      toAnthropicRequest(call.request),
-      call.signal,
-    );
-    const body = await this.http.json<AnthropicResponse>(response);
-    if (!Array.isArray(body.content))
-      throw new UpstreamFailure('protocol', 'Upstream answered without content');
-    const text = body.content.filter((b) => b.type === 'text').map((b) => b.text ?? '');
-    const toolCalls: ChatToolCallDto[] = body.content
-      .filter((b) => b.type === 'tool_use')
-      .map((b) => ({
-        id: b.id ?? '',
-        type: 'function',
-        function: { name: b.name ?? '', arguments: JSON.stringify(b.input ?? {}) },
-      }));
-    return {
-      content: text.length > 0 ? text.join('') : toolCalls.length > 0 ? null : '',
-      toolCalls,
-      finishReason: finishReason(body.stop_reason),
-      usage: toUsage(body.usage, 0),
-    };
-  }
 
   async *stream(call: ChatAdapterCall): AsyncIterable<UpstreamStreamEvent> {
     const body = { ...toAnthropicRequest(call.request), stream: true };

@@ -1,8 +1,6 @@
-import type { ChatToolCallDto } from '@gw/dto';
 import {
   type ChatAdapter,
   type ChatAdapterCall,
-  type UpstreamCompletion,
   type UpstreamStreamEvent,
   type UpstreamUsage,
 } from './upstream-chat';
@@ -14,14 +12,6 @@ interface OpenAiUsage {
   completion_tokens?: number;
   completion_tokens_details?: { reasoning_tokens?: number };
   prompt_tokens_details?: { cached_tokens?: number };
-}
-
-interface OpenAiCompletion {
-  choices?: Array<{
-    message?: { content?: string | null; tool_calls?: ChatToolCallDto[] };
-    finish_reason?: string | null;
-  }>;
-  usage?: OpenAiUsage | null;
 }
 
 interface OpenAiChunk {
@@ -36,19 +26,6 @@ interface OpenAiChunk {
 /** The OpenAI chat-completions wire (OpenAI, OpenRouter, Mock Alpha); baseUrl includes `/v1`. */
 export class OpenAiWireAdapter implements ChatAdapter {
   constructor(private readonly http: UpstreamHttp) {}
-
-  async complete(call: ChatAdapterCall): Promise<UpstreamCompletion> {
-    const response = await this.http.post(this.url(call), this.headers(call), call.request, call.signal);
-    const body = await this.http.json<OpenAiCompletion>(response);
-    const choice = body.choices?.[0];
-    if (!choice) throw new UpstreamFailure('protocol', 'Upstream answered without choices');
-    return {
-      content: choice.message?.content ?? null,
-      toolCalls: choice.message?.tool_calls ?? [],
-      finishReason: choice.finish_reason ?? 'stop',
-      usage: toUsage(body.usage),
-    };
-  }
 
   async *stream(call: ChatAdapterCall): AsyncIterable<UpstreamStreamEvent> {
     const body = { ...call.request, stream: true, stream_options: { include_usage: true } };

@@ -1,4 +1,4 @@
-import type { ChatMessageDto, ChatToolCallDto, ToolDto } from '@gw/dto';
+import type { ChatMessageDto, ToolDto } from '@gw/dto';
 
 /** What the service asks of any provider, in the gateway's (OpenAI-like) chat shape. */
 export interface UpstreamChatRequest {
@@ -29,14 +29,6 @@ export interface UpstreamUsage {
   cached_prompt_tokens?: number;
 }
 
-export interface UpstreamCompletion {
-  content: string | null;
-  toolCalls: ChatToolCallDto[];
-  finishReason: string;
-  /** Null when the provider did not report usage. */
-  usage: UpstreamUsage | null;
-}
-
 export interface UpstreamToolCallDelta {
   index: number;
   id?: string;
@@ -61,8 +53,10 @@ export interface ChatAdapterCall {
   signal: AbortSignal;
 }
 
-/** One wire format. Implementations throw UpstreamFailure and never a DomainError. */
+/**
+ * One wire format. Every answer is read as a stream, plain ones too, so that its hold can grow with
+ * it. Implementations throw UpstreamFailure and never a DomainError.
+ */
 export interface ChatAdapter {
-  complete(call: ChatAdapterCall): Promise<UpstreamCompletion>;
   stream(call: ChatAdapterCall): AsyncIterable<UpstreamStreamEvent>;
 }

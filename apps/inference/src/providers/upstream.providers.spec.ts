@@ -5,6 +5,8 @@ import { TranscriptionUpstream } from '../transcriptions/transcription-upstream'
 import { ChatAdapters } from './chat-adapters';
 import { upstreamProviders } from './upstream.providers';
 
+const firstEvent = (events: AsyncIterable<unknown>) => events[Symbol.asyncIterator]().next();
+
 /** Nothing listens here; a call on an open pool would fail to connect, not find the pool closed. */
 const NOWHERE = 'http://127.0.0.1:9';
 
@@ -32,24 +34,28 @@ describe('upstreamProviders', () => {
     await moduleRef.close();
     const signal = new AbortController().signal;
     const calls = [
-      moduleRef
-        .get(ChatAdapters)
-        .for('openai')
-        .complete({
-          baseUrl: NOWHERE,
-          apiKey: null,
-          request: { model: 'm', messages: [], max_tokens: 1 },
-          signal,
-        }),
-      moduleRef
-        .get(ChatAdapters)
-        .for('anthropic')
-        .complete({
-          baseUrl: NOWHERE,
-          apiKey: null,
-          request: { model: 'm', messages: [], max_tokens: 1 },
-          signal,
-        }),
+      firstEvent(
+        moduleRef
+          .get(ChatAdapters)
+          .for('openai')
+          .stream({
+            baseUrl: NOWHERE,
+            apiKey: null,
+            request: { model: 'm', messages: [], max_tokens: 1 },
+            signal,
+          }),
+      ),
+      firstEvent(
+        moduleRef
+          .get(ChatAdapters)
+          .for('anthropic')
+          .stream({
+            baseUrl: NOWHERE,
+            apiKey: null,
+            request: { model: 'm', messages: [], max_tokens: 1 },
+            signal,
+          }),
+      ),
       moduleRef
         .get(OpenAiEmbeddingsAdapter)
         .embed({ baseUrl: NOWHERE, apiKey: null, request: { model: 'm', input: ['x'] }, signal }),

@@ -140,6 +140,31 @@ export interface RenewReservationLeasesResponse {
   renewed: number;
 }
 
+/**
+ * Asks to grow the hold of a running generation by `amount`, under the same balance and
+ * spending-limit rules as a reserve. Billing grants what is free, possibly less than asked or
+ * nothing; the hold never shrinks here.
+ */
+export class ExtendReservationRequest {
+  @IsString(NON_EMPTY_GENERATION_ID)
+  @IsNotEmpty(NON_EMPTY_GENERATION_ID)
+  generationId!: string;
+
+  @IsUUID()
+  organizationId!: string;
+
+  @serviceDecimal('amount')
+  amount!: DecimalString;
+}
+
+export interface ExtendReservationResponse {
+  generationId: string;
+  /** The hold after the extension: what the generation may cost in all. */
+  reservedAmount: DecimalString;
+  /** What this call added, "0.00000000" when the balance or a limit had nothing left. */
+  extendedAmount: DecimalString;
+}
+
 /** Lengths of `reason` and `idempotencyKey` are billing's rules, checked (and worded) by its ledger. */
 export class AddCreditsRequest {
   @IsUUID()
@@ -421,6 +446,10 @@ export const BillingContracts = {
   renewLeases: rpc<RenewReservationLeasesRequest, RenewReservationLeasesResponse>(
     'billing.v1.renew-leases',
     RenewReservationLeasesRequest,
+  ),
+  extendReservation: rpc<ExtendReservationRequest, ExtendReservationResponse>(
+    'billing.v1.extend-reservation',
+    ExtendReservationRequest,
   ),
   addCredits: rpc<AddCreditsRequest, BalanceResponse>('billing.v1.add-credits', AddCreditsRequest),
   listHistory: rpc<ListHistoryRequest, HistoryPage>('billing.v1.list-history', ListHistoryRequest),

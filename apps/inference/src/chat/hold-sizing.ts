@@ -1,0 +1,71 @@
+import Decimal from 'decimal.js';
+import { maxChatCost, roundCost } from '@gw/pricing';
+import type { ProviderRoute } from '@gw/catalogue';
+import { completionCeiling } from './chat-plan';
+
+/** A hold grows by at least this many completion tokens, so that a long answer asks billing only a few times. */
+export const HOLD_STEP_TOKENS = 64;
+
+/**
+ * Tokens per message that providers count beyond its text (role markers, separators; Mock Alpha
+ * counts 4, OpenAI about 3 and 3 more for the reply): the hold counts them, so that an answer of
+ * the usual length does not need its hold grown at the end. Charged estimates never count them (24).
+ */
+export const HELD_TOKENS_PER_MESSAGE = 4;
+
+/** The prompt as a hold counts it until the provider tells its own count. */
+export function heldPromptTokens(promptEstimate: number, messages: number): number {
+  return promptEstimate + HELD_TOKENS_PER_MESSAGE * messages;
+}
+
+export interface HoldAmounts {
+  maxAmount: Decimal;
+  minAmount: Decimal;
+}
+
+/**
+ * The first hold of a chat: the prompt's estimate and the completion this model's answers usually
+ * have, at the prices of the provider tried first, within the completion ceiling. A balance that
+ * cannot cover it may hold less, down to `minCompletionTokens`; either way the hold grows as the
+ * answer does (see holdNeeds), so it never has to cover the longest possible answer up front.
+ */
+export function initialHold(
+  route: ProviderRoute,
+  promptTokens: number,
+  expectedCompletionTokens: number,
+  clientMax: number | null,
+  minCompletionTokens: number,
+): HoldAmounts {
+  const ceiling = completionCeiling(route, clientMax);
+  const least = Math.min(minCompletionTokens, ceiling);
+  return {
+    maxAmount: maxChatCost(
+      route.pricing,
+      promptTokens,
+      Math.max(least, Math.min(expectedCompletionTokens, ceiling)),
+    ),
+    minAmount: maxChatCost(route.pricing, promptTokens, least),
+  };
+}
+
+export interface HoldNeeds {
+  /** What the answer has cost so far, at the provider's dearest unit prices. */
+  needed: Decimal;
+  /**
+   * Where to grow the hold when it does not cover `needed`: room for the answer to double (at
+   * least HOLD_STEP_TOKENS more), never past what the completion ceiling can cost.
+   */
+  target: Decimal;
+}
+
+export function holdNeeds(
+  route: ProviderRoute,
+  promptTokens: number,
+  producedTokens: number,
+  ceilingTokens: number,
+): HoldNeeds {
+  const needed = roundCost(maxChatCost(route.pricing, promptTokens, producedTokens));
+  const room = Math.min(ceilingTokens, producedTokens + Math.max(HOLD_STEP_TOKENS, producedTokens));
+  const target = roundCost(maxChatCost(route.pricing, promptTokens, room));
+  return { needed, target: Decimal.max(needed, target) };
+}
