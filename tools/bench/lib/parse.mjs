@@ -1,0 +1,38 @@
+// Parsing of what the load generators print (pure, so the unit test covers it).
+
+/** The JSON after `prefix` on its line of `output`, or null. */
+export function parseResultLine(output, prefix) {
+  const line = output.split('\n').find((text) => text.startsWith(`${prefix} `));
+  if (!line) return null;
+  try {
+    return JSON.parse(line.slice(prefix.length + 1));
+  } catch {
+    return null;
+  }
+}
+
+/** One wrk run (WRKJSON) in the bench's units: milliseconds, one error count. */
+export function fromWrk(raw) {
+  return {
+    requests: raw.requests,
+    rps: raw.rps,
+    p50_ms: raw.lat_p50_us / 1000,
+    p99_ms: raw.lat_p99_us / 1000,
+    errors: raw.err_connect + raw.err_read + raw.err_write + raw.err_status + raw.err_timeout,
+    stalls: 0,
+  };
+}
+
+/** One probe run (PROBEJSON): the latencies are those of the first byte; the whole stream beside. */
+export function fromProbe(raw) {
+  return {
+    requests: raw.requests,
+    rps: raw.rps,
+    p50_ms: raw.ttfb_p50_ms,
+    p99_ms: raw.ttfb_p99_ms,
+    total_p50_ms: raw.total_p50_ms,
+    max_gap_ms: raw.max_gap_ms,
+    errors: raw.errors,
+    stalls: raw.stalls,
+  };
+}
