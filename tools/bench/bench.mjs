@@ -10,6 +10,7 @@ import { cpus, hostname, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runProbe, runWrk } from './lib/loadgen.mjs';
+import { combineReplicas, splitConnections } from './lib/parse.mjs';
 import { connectionsFor, parseOptions, USAGE } from './lib/options.mjs';
 import {
   cpuSecondsBetween,
@@ -120,16 +121,24 @@ async function verify(target) {
     throw new Error(`${target.name}: embeddings answered ${embed.status}: ${embed.text.slice(0, 300)}`);
 }
 
-function load(ctx, target, scenario, connections, seconds) {
+/** Loads the target; a target with replicas gets its connections split over them, loaded at once. */
+async function load(ctx, target, scenario, connections, seconds) {
   const run = scenario === 'ttfb' ? runProbe : runWrk;
-  return run({
-    url: `${target.base}${PATHS[scenario === 'ttfb' ? 'stream' : scenario]}`,
-    bodyFile: target.bodies[scenario],
-    headers: target.headers,
-    connections,
-    seconds,
-    cpus: ctx.clientCpus,
-  });
+  const bases = target.bases ?? [target.base];
+  const shares = splitConnections(connections, bases.length);
+  const results = await Promise.all(
+    shares.map((share, i) =>
+      run({
+        url: `${bases[i]}${PATHS[scenario === 'ttfb' ? 'stream' : scenario]}`,
+        bodyFile: target.bodies[scenario],
+        headers: target.headers,
+        connections: share,
+        seconds,
+        cpus: ctx.clientCpus,
+      }),
+    ),
+  );
+  return combineReplicas(results);
 }
 
 const selfTicks = (processes) => {
@@ -350,6 +359,8 @@ async function main() {
       pin: pin
         ? `Targets on core(s) ${options.serverCpus}, mock and load generators on ${options.clientCpus}`
         : 'Not pinned',
+      rateLimits: options.rateLimits ? 'on, out of reach' : 'off',
+      replicas: options.replicas,
       duration: options.duration,
       reps: options.reps,
       loadavg: [loadStart, loadavg()[0]],

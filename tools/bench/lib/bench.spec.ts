@@ -1,5 +1,5 @@
 import { connectionsFor, parseOptions } from './options.mjs';
-import { fromProbe, fromWrk, parseResultLine } from './parse.mjs';
+import { combineReplicas, fromProbe, fromWrk, parseResultLine, splitConnections } from './parse.mjs';
 import { cpuSecondsBetween, HZ, parseCpuLines, parseStat, processTree, snapshotProcesses } from './proc.mjs';
 import {
   aggregate,
@@ -48,6 +48,18 @@ describe('the load generators’ output', () => {
       errors: 1,
       stalls: 2,
     });
+  });
+
+  it('spreads connections over replicas and reads their loads as one', () => {
+    expect(splitConnections(32, 3)).toEqual([11, 11, 10]);
+    expect(splitConnections(1, 2)).toEqual([1]);
+    expect(
+      combineReplicas([
+        { requests: 100, rps: 50, p50_ms: 2, p99_ms: 9, errors: 1, stalls: 0 },
+        { requests: 120, rps: 60, p50_ms: 3, p99_ms: 7, errors: 0, stalls: 2 },
+      ]),
+    ).toEqual({ requests: 220, rps: 110, p50_ms: 3, p99_ms: 9, errors: 1, stalls: 2 });
+    expect(combineReplicas([{ requests: 1, rps: 1 }, { failed: 'refused' }])).toEqual({ failed: 'refused' });
   });
 
   it('has no result when the line is missing or cut off', () => {
@@ -306,6 +318,7 @@ describe('the summary', () => {
         node: 'v20',
         wrk: 'wrk 4.1.0',
         pin: 'Not pinned',
+        rateLimits: 'off',
         duration: 3,
         reps: 1,
       },

@@ -14,10 +14,13 @@ export const USAGE = `npm run bench -- [options]
   --soak S                then a soak of S seconds at 32 connections per gateway mode, RSS per process [0: none]
   --portkey DIR           also measure Portkey installed in DIR (../shared/bench/install-portkey.sh puts it in
                           /tmp/gateway-bench/portkey)
+  --with-rate-limits      keep the rate limiter running (limits no run reaches) instead of turning it off
   --no-build              use dist/ as it is
   --no-pin                do not pin targets and the mock with the load generators to their cores
   --server-cpus LIST      cores of the targets (taskset -c)                [0]
   --client-cpus LIST      cores of the mock and the load generators        [1]
+  --replicas N            distributed mode: N processes of the gateway and of each service; the load is
+                          split over the gateway replicas                  [1]
   --nats-url URL          distributed mode on this NATS instead of a private nats-server
   --database-url URL      the PostgreSQL server for the distributed mode [postgres://postgres@127.0.0.1:5432/postgres]
   --out DIR               where results go                                [bench/results]
@@ -35,9 +38,11 @@ const DEFAULTS = {
   soak: 0,
   portkey: null,
   build: true,
+  rateLimits: false,
   pin: true,
   serverCpus: '0',
   clientCpus: '1',
+  replicas: 1,
   natsUrl: null,
   databaseUrl: 'postgres://postgres@127.0.0.1:5432/postgres',
   out: 'bench/results',
@@ -127,6 +132,9 @@ export function parseOptions(argv) {
       case '--portkey':
         options.portkey = value();
         break;
+      case '--with-rate-limits':
+        options.rateLimits = true;
+        break;
       case '--no-build':
         options.build = false;
         break;
@@ -138,6 +146,9 @@ export function parseOptions(argv) {
         break;
       case '--client-cpus':
         options.clientCpus = cpuList(name, value());
+        break;
+      case '--replicas':
+        options.replicas = positiveInts(name, value())[0];
         break;
       case '--nats-url':
         options.natsUrl = value();

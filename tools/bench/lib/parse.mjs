@@ -36,3 +36,35 @@ export function fromProbe(raw) {
     stalls: raw.stalls,
   };
 }
+
+/**
+ * Results of loads run at once against replicas of one target, as one: requests, throughput, errors
+ * and stalls add up; latencies are the slowest replica's (a conservative reading of the whole).
+ */
+export function combineReplicas(results) {
+  const failed = results.find((result) => result.failed);
+  if (failed) return failed;
+  const max = (field) =>
+    results.some((result) => typeof result[field] === 'number')
+      ? Math.max(...results.map((result) => result[field] ?? 0))
+      : undefined;
+  const sum = (field) => results.reduce((total, result) => total + (result[field] ?? 0), 0);
+  const combined = {
+    ...results[0],
+    requests: sum('requests'),
+    rps: sum('rps'),
+    errors: sum('errors'),
+    stalls: sum('stalls'),
+  };
+  for (const field of ['p50_ms', 'p99_ms', 'total_p50_ms', 'max_gap_ms'])
+    if (max(field) !== undefined) combined[field] = max(field);
+  return combined;
+}
+
+/** `connections` spread over `replicas`, as evenly as whole numbers allow; replicas left without one get none. */
+export function splitConnections(connections, replicas) {
+  return Array.from(
+    { length: replicas },
+    (_, i) => Math.floor(connections / replicas) + (i < connections % replicas ? 1 : 0),
+  ).filter((share) => share > 0);
+}

@@ -269,7 +269,9 @@ export function renderReport({ meta, rows, checks, hop, soaks }) {
     `# Gateway benchmark ${meta.date}`,
     '',
     `Commit ${meta.commit}, ${meta.host}, ${meta.cores} cores, Node ${meta.node}, ${meta.wrk}. ${meta.pin}. ` +
-      `${meta.duration} s per measurement, ${meta.reps} repetition(s), medians. Mock upstream answers at once.`,
+      `Rate limits ${meta.rateLimits}. ${meta.replicas > 1 ? `Distributed mode: ${meta.replicas} replicas of the gateway and of each service, the load split over the gateways. ` : ''}` +
+      `${meta.duration} s per measurement, ${meta.reps} repetition(s), medians. ` +
+      'Mock upstream answers at once.',
     '',
     'p50/p99: whole request (wrk); for "stream TTFB", time to first byte (SSE probe, frames 10 ms apart). ' +
       '+p50: p50 minus the mock\'s own (target "direct"). CPU ms/req: CPU time of the target\'s whole process ' +

@@ -9,7 +9,7 @@
 // its own (roots and their descendants, plus PostgreSQL backends serving its database).
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { freePort, httpAnswers, portOpen, startProcess, waitUntil } from './processes.mjs';
@@ -23,12 +23,13 @@ const GATEWAY_MODELS = {
   paced: 'bench/chat-paced',
   embed: 'openai/text-embedding-3-small',
 };
-const NO_RATE_LIMITS = {
-  RATE_LIMIT_RPM_PER_KEY: '0',
-  RATE_LIMIT_CONCURRENT_PER_KEY: '0',
-  RATE_LIMIT_RPM_PER_ORGANIZATION: '0',
-  RATE_LIMIT_CONCURRENT_PER_ORGANIZATION: '0',
-};
+/** Off (0), or on with limits no run reaches, so that the limiter's own cost is measured. */
+const rateLimits = (on) => ({
+  RATE_LIMIT_RPM_PER_KEY: on ? '1000000000' : '0',
+  RATE_LIMIT_CONCURRENT_PER_KEY: on ? '1000000' : '0',
+  RATE_LIMIT_RPM_PER_ORGANIZATION: on ? '1000000000' : '0',
+  RATE_LIMIT_CONCURRENT_PER_ORGANIZATION: on ? '1000000' : '0',
+});
 
 /** `ctx`: { root, work, logDir, mockUrl, mockProcess, catalogue, serverCpus, options } */
 
@@ -98,7 +99,7 @@ export async function portkeyTarget(ctx, dir) {
   };
 }
 
-/** The environment both gateway modes share: the bench catalogue on the bench mock, no rate limits. */
+/** The environment both gateway modes share: the bench catalogue on the bench mock, rate limits out of the way. */
 const gatewayEnv = (ctx, adminToken) => ({
   ADMIN_TOKEN: adminToken,
   CATALOGUE_FILE: ctx.catalogue,
@@ -108,7 +109,7 @@ const gatewayEnv = (ctx, adminToken) => ({
   LOG_FORMAT: 'json',
   NODE_ENV: 'production',
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-  ...NO_RATE_LIMITS,
+  ...rateLimits(ctx.options.rateLimits),
 });
 
 export async function embeddedTarget(ctx) {
@@ -199,14 +200,17 @@ export async function distributedTarget(ctx) {
     }
     const env = {
       ...gatewayEnv(ctx, adminToken),
+      // Nothing logs per request at 'log'; it is the level at which each process says it serves.
+      LOG_LEVEL: 'log',
       NATS_URL: natsUrl,
       DATABASE_URL: databaseUrl.toString(),
       JWT_SECRET: randomBytes(32).toString('base64url'),
       MOCK_UPSTREAM_URL: ctx.mockUrl,
     };
-    const app = (name, extra = {}) => {
+    const replicas = ctx.options.replicas;
+    const app = (name, replica, extra = {}) => {
       const child = startProcess({
-        name,
+        name: replicas > 1 ? `${name}-${replica + 1}` : name,
         command: process.execPath,
         args: [join(ctx.root, 'dist/apps', name, 'main.js')],
         cwd: ctx.root,
@@ -217,21 +221,31 @@ export async function distributedTarget(ctx) {
       started.push(child);
       return child;
     };
-    const services = SERVICES.map((name) => app(name));
-    const port = await freePort();
-    const gateway = app('api-gateway', { PORT: String(port), HOST: '127.0.0.1' });
-    const base = `http://127.0.0.1:${port}/api`;
     const allRunning = () => started.every((child) => child.running());
-    await waitUntil('distributed gateway', () => httpAnswers(`${base}/v1/models`), {
-      alive: allRunning,
-      timeoutMs: 180_000,
-    });
-    // The services migrate their schemas as they start; the first answer of the operator API says auth
-    // and billing serve.
-    const key = await waitUntil('distributed services', () => seedOrganization(base, adminToken), {
-      alive: allRunning,
-      timeoutMs: 180_000,
-    });
+    const serving = (children, pattern) =>
+      Promise.all(
+        children.map((child) =>
+          waitUntil(child.name, () => pattern.test(readFileSync(child.logFile, 'utf8')), {
+            alive: allRunning,
+            timeoutMs: 180_000,
+          }),
+        ),
+      );
+    // The first replica of each service migrates its schema; the others start on a migrated database.
+    const services = SERVICES.map((name) => app(name, 0));
+    await serving(services, /serving on NATS/);
+    for (let replica = 1; replica < replicas; replica++)
+      services.push(...SERVICES.map((name) => app(name, replica)));
+    const gateways = [];
+    const bases = [];
+    for (let replica = 0; replica < replicas; replica++) {
+      const port = await freePort();
+      gateways.push(app('api-gateway', replica, { PORT: String(port), HOST: '127.0.0.1' }));
+      bases.push(`http://127.0.0.1:${port}/api`);
+    }
+    await serving(services, /serving on NATS/);
+    await serving(gateways, /Gateway listening/);
+    const key = await seedOrganization(bases[0], adminToken);
     const backends = async () => {
       const result = await admin(
         `SELECT pid FROM pg_stat_activity WHERE datname = '${database}' AND pid <> pg_backend_pid()`,
@@ -243,11 +257,12 @@ export async function distributedTarget(ctx) {
           execFileSync('taskset', ['-a', '-p', '-c', ctx.serverCpus, String(pid)], { stdio: 'ignore' });
       return pids;
     };
-    const named = [gateway, ...services, ...started.filter((child) => child.name === 'nats-server')];
+    const named = [...gateways, ...services, ...started.filter((child) => child.name === 'nats-server')];
     return {
       name: 'distributed',
       kind: 'gateway',
-      base,
+      base: bases[0],
+      bases,
       headers: `Authorization: Bearer ${key}`,
       models: GATEWAY_MODELS,
       roots: () => named.map((child) => child.pid),
