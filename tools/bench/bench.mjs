@@ -22,7 +22,7 @@ import {
   snapshotProcesses,
 } from './lib/proc.mjs';
 import { freePort, httpAnswers, startProcess, waitUntil } from './lib/processes.mjs';
-import { aggregate, checkTargets, natsHop, renderReport } from './lib/summary.mjs';
+import { aggregate, checkTargets, formatMs, natsHop, renderReport } from './lib/summary.mjs';
 import { directTarget, distributedTarget, embeddedTarget, portkeyTarget, rawTarget } from './lib/targets.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -196,8 +196,8 @@ async function measure(ctx, target, scenario, connections, rep) {
   }
   const shown = result.failed
     ? `FAILED: ${result.failed.trim().split('\n').pop()}`
-    : `${Math.round(result.rps)} req/s, p50 ${result.p50_ms?.toFixed(2)} ms, CPU ${record.cpu_ms_per_req?.toFixed(2)} ms/req, ` +
-      `errors ${result.errors + result.stalls}, foreign ${record.foreign_pct?.toFixed(0)} %`;
+    : `${Math.round(result.rps)} req/s, p50 ${formatMs(result.p50_ms)} ms, CPU ${formatMs(record.cpu_ms_per_req)} ms/req, ` +
+      `errors ${result.errors + result.stalls}, foreign ${formatMs(record.foreign_pct)} %`;
   log(
     `rep ${rep} ${scenario.padEnd(6)} c=${String(connections).padEnd(3)} ${target.name.padEnd(11)} ${shown}`,
   );

@@ -62,6 +62,14 @@ describe('the load generators’ output', () => {
     expect(combineReplicas([{ requests: 1, rps: 1 }, { failed: 'refused' }])).toEqual({ failed: 'refused' });
   });
 
+  it('has no latency when wrk completed no request', () => {
+    const raw = parseResultLine(
+      'WRKJSON {"requests":0,"duration_s":3.0,"rps":0.0,"err_connect":0,"err_read":0,"err_write":0,"err_status":0,"err_timeout":0,"lat_p50_us":0,"lat_p90_us":0,"lat_p99_us":0,"lat_max_us":0}',
+      'WRKJSON',
+    );
+    expect(fromWrk(raw)).toMatchObject({ requests: 0, rps: 0, p50_ms: null, p99_ms: null });
+  });
+
   it('has no result when the line is missing or cut off', () => {
     expect(parseResultLine('unable to connect to 127.0.0.1:1 Connection refused\n', 'WRKJSON')).toBeNull();
     expect(parseResultLine('WRKJSON {"requests":', 'WRKJSON')).toBeNull();
@@ -331,5 +339,29 @@ describe('the summary', () => {
     expect(report).toContain('| chat        | 1     | embedded    | 450');
     expect(report).toContain('The NATS hop (distributed minus embedded, chat):');
     expect(report).toContain('| embedded | added p50, chat, 1 connection');
+    expect(report).toContain('CPU ms per request by process, distributed:');
+    expect(report).not.toContain('Noisy run');
+  });
+
+  it('flags a run during which other processes took much of the machine', () => {
+    const noisy = aggregate([{ ...run('direct', 'chat', 1, 100, 1), foreign_pct: 80 }], ['direct']);
+    const report = renderReport({
+      meta: {
+        date: 'd',
+        commit: 'c',
+        host: 'h',
+        cores: 2,
+        node: 'n',
+        wrk: 'w',
+        pin: 'p',
+        duration: 3,
+        reps: 1,
+      },
+      rows: noisy,
+      checks: [],
+      hop: [],
+      soaks: [],
+    });
+    expect(report).toContain('**Noisy run**: other processes took a median 80 % of all cores');
   });
 });

@@ -16,8 +16,9 @@ export function fromWrk(raw) {
   return {
     requests: raw.requests,
     rps: raw.rps,
-    p50_ms: raw.lat_p50_us / 1000,
-    p99_ms: raw.lat_p99_us / 1000,
+    // wrk reports 0 µs when no request completed
+    p50_ms: raw.requests ? raw.lat_p50_us / 1000 : null,
+    p99_ms: raw.requests ? raw.lat_p99_us / 1000 : null,
     errors: raw.err_connect + raw.err_read + raw.err_write + raw.err_status + raw.err_timeout,
     stalls: 0,
   };

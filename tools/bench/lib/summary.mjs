@@ -227,20 +227,25 @@ export function resultsTable(rows) {
   );
 }
 
-export function componentsTable(rows) {
-  const withComponents = rows.filter((r) => r.components_ms_per_req);
-  if (!withComponents.length) return null;
-  const names = [...new Set(withComponents.flatMap((r) => Object.keys(r.components_ms_per_req)))];
-  return markdownTable(
-    ['scenario', 'conns', 'target', ...names],
-    withComponents.map((r) => [
-      SCENARIO_LABEL[r.scenario],
-      r.connections,
-      r.target,
-      ...names.map((name) => formatMs(r.components_ms_per_req[name])),
-    ]),
-  );
+/** CPU per request by process, one table per target that reports its processes. */
+export function componentsTables(rows) {
+  const targets = [...new Set(rows.filter((r) => r.components_ms_per_req).map((r) => r.target))];
+  return targets.map((target) => {
+    const own = rows.filter((r) => r.target === target && r.components_ms_per_req);
+    const names = [...new Set(own.flatMap((r) => Object.keys(r.components_ms_per_req)))];
+    return markdownTable(
+      ['scenario', 'conns', ...names],
+      own.map((r) => [
+        SCENARIO_LABEL[r.scenario],
+        r.connections,
+        ...names.map((name) => formatMs(r.components_ms_per_req[name])),
+      ]),
+    );
+  });
 }
+
+/** Median share of the machine other processes took, above which a run is flagged. */
+export const NOISY_FOREIGN_PCT = 25;
 
 export function checksTable(checks) {
   return markdownTable(
@@ -281,8 +286,19 @@ export function renderReport({ meta, rows, checks, hop, soaks }) {
     resultsTable(rows),
     '',
   ];
-  const components = componentsTable(rows);
-  if (components) out.push('CPU ms per request by process:', '', components, '');
+  const foreign = median(rows.map((r) => r.foreign_pct));
+  if (foreign !== null && foreign > NOISY_FOREIGN_PCT)
+    out.splice(
+      4,
+      0,
+      `**Noisy run**: other processes took a median ${foreign.toFixed(0)} % of all cores during the measurements; ` +
+        'these figures measure a busy machine more than the targets.',
+      '',
+    );
+  const targetsWithProcesses = [...new Set(rows.filter((r) => r.components_ms_per_req).map((r) => r.target))];
+  componentsTables(rows).forEach((table, i) =>
+    out.push(`CPU ms per request by process, ${targetsWithProcesses[i]}:`, '', table, ''),
+  );
   if (hop.length) {
     out.push('The NATS hop (distributed minus embedded, chat):', '');
     out.push(
