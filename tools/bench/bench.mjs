@@ -18,6 +18,7 @@ import {
   machineBusyBetween,
   processTree,
   readCpuCores,
+  privateMbOf,
   rssOf,
   snapshotProcesses,
 } from './lib/proc.mjs';
@@ -216,8 +217,10 @@ async function soak(ctx, target) {
     for (const { name, pids } of target.components?.(tree, extra) ?? [])
       for (const pid of pids) names.set(pid, name);
     for (const { pid, comm, mb } of rssOf(tree, now)) {
+      const privateMb = privateMbOf(pid);
+      if (privateMb === null) continue;
       if (!samples.has(pid)) samples.set(pid, { comm, values: [] });
-      samples.get(pid).values.push(mb);
+      samples.get(pid).values.push({ rss: mb, private: privateMb });
     }
   };
   log(`soak ${target.name}: ${seconds} s of chat at 32 connections`);
@@ -226,7 +229,8 @@ async function soak(ctx, target) {
   const result = await load(ctx, target, 'chat', 32, seconds);
   clearInterval(sampler);
   sample();
-  // The first tenth of the soak lets heaps and caches settle; growth after that is what counts.
+  // The first tenth of the soak lets heaps and caches settle; growth after that is what counts. The
+  // judged figure is private memory: a PostgreSQL backend's RSS also grows as it touches shared buffers.
   const processes = [...samples.entries()]
     .filter(([, { values }]) => values.length >= 3)
     .map(([pid, { comm, values }]) => {
@@ -235,10 +239,11 @@ async function soak(ctx, target) {
       return {
         pid,
         name: names.get(pid) ?? comm,
-        start_mb: start,
-        end_mb: end,
-        max_mb: Math.max(...values),
-        change_pct: start ? (100 * (end - start)) / start : 0,
+        start_mb: start.rss,
+        end_mb: end.rss,
+        start_private_mb: start.private,
+        end_private_mb: end.private,
+        change_pct: start.private ? (100 * (end.private - start.private)) / start.private : 0,
       };
     });
   return {

@@ -1,6 +1,14 @@
 import { connectionsFor, parseOptions } from './options.mjs';
 import { combineReplicas, fromProbe, fromWrk, parseResultLine, splitConnections } from './parse.mjs';
-import { cpuSecondsBetween, HZ, parseCpuLines, parseStat, processTree, snapshotProcesses } from './proc.mjs';
+import {
+  cpuSecondsBetween,
+  HZ,
+  parseCpuLines,
+  parseStat,
+  privateMbOf,
+  processTree,
+  snapshotProcesses,
+} from './proc.mjs';
 import {
   aggregate,
   checkTargets,
@@ -96,6 +104,8 @@ describe('/proc', () => {
     const self = snapshotProcesses().get(process.pid);
     expect(self?.ppid).toBe(process.ppid);
     expect(self?.rssPages).toBeGreaterThan(0);
+    expect(privateMbOf(process.pid)).toBeGreaterThan(1);
+    expect(privateMbOf(0)).toBeNull();
   });
 
   const stat = (pid: number, ppid: number, utime: number) => ({
@@ -276,7 +286,7 @@ describe('the summary', () => {
       '256 streams': ['1 stalls, 0 errors', 'no'],
       'req/s over Portkey, chat, 32 connections': [null, 'n/a'],
       'CPU per request over Portkey, chat, 32 connections': [null, 'n/a'],
-      'RSS of every process over the soak': ['worst 5.0 %', 'yes'],
+      'private memory of every process over the soak': ['worst 5.0 %', 'yes'],
     });
   });
 

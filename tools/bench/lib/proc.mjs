@@ -115,3 +115,13 @@ export function rssOf(tree, processes) {
       return { pid, comm: stat.comm, mb: (stat.rssPages * PAGE_BYTES) / 1048576 };
     });
 }
+
+/** Private resident memory (RssAnon of /proc/<pid>/status) in MB, or null once the process is gone. */
+export function privateMbOf(pid) {
+  try {
+    const match = /^RssAnon:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'latin1'));
+    return match ? Number(match[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
+}

@@ -141,7 +141,7 @@ export function checkTargets(rows, gatewayTargets, soaks = []) {
     const worst = soak ? Math.max(...soak.processes.map((p) => Math.abs(p.change_pct))) : null;
     checks.push({
       target,
-      what: 'RSS of every process over the soak',
+      what: 'private memory of every process over the soak',
       goal: 'within ±10 %',
       value: worst === null ? null : `worst ${worst.toFixed(1)} %`,
       met: verdict(worst, worst <= 10),
@@ -256,13 +256,22 @@ export function checksTable(checks) {
 
 export function soakTable(soak) {
   return markdownTable(
-    ['process', 'pid', 'start MB', 'end MB', 'max MB', 'change %'],
+    [
+      'process',
+      'pid',
+      'RSS start MB',
+      'RSS end MB',
+      'private start MB',
+      'private end MB',
+      'private change %',
+    ],
     soak.processes.map((p) => [
       p.name,
       p.pid,
       p.start_mb.toFixed(1),
       p.end_mb.toFixed(1),
-      p.max_mb.toFixed(1),
+      p.start_private_mb.toFixed(1),
+      p.end_private_mb.toFixed(1),
       p.change_pct.toFixed(1),
     ]),
   );

@@ -232,19 +232,23 @@ export async function distributedTarget(ctx) {
         ),
       );
     // The first replica of each service migrates its schema; the others start on a migrated database.
-    const services = SERVICES.map((name) => app(name, 0));
-    await serving(services, /serving on NATS/);
-    for (let replica = 1; replica < replicas; replica++)
-      services.push(...SERVICES.map((name) => app(name, replica)));
+    // One replica at a time: a dozen processes starting at once on one busy core can miss NATS's
+    // connect timeout.
+    const services = [];
+    for (let replica = 0; replica < replicas; replica++) {
+      const batch = SERVICES.map((name) => app(name, replica));
+      await serving(batch, /serving on NATS/);
+      services.push(...batch);
+    }
     const gateways = [];
     const bases = [];
     for (let replica = 0; replica < replicas; replica++) {
       const port = await freePort();
-      gateways.push(app('api-gateway', replica, { PORT: String(port), HOST: '127.0.0.1' }));
+      const gateway = app('api-gateway', replica, { PORT: String(port), HOST: '127.0.0.1' });
+      await serving([gateway], /Gateway listening/);
+      gateways.push(gateway);
       bases.push(`http://127.0.0.1:${port}/api`);
     }
-    await serving(services, /serving on NATS/);
-    await serving(gateways, /Gateway listening/);
     const key = await seedOrganization(bases[0], adminToken);
     const backends = async () => {
       const result = await admin(
