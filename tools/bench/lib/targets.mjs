@@ -140,7 +140,10 @@ export async function embeddedTarget(ctx) {
     alive: gateway.running,
     timeoutMs: 180_000,
   });
-  const key = await seedOrganization(base, adminToken);
+  const key = await waitUntil('seeding the embedded mode', () => seedOrganization(base, adminToken), {
+    alive: gateway.running,
+    timeoutMs: 180_000,
+  });
   return {
     name: 'embedded',
     kind: 'gateway',
@@ -249,7 +252,15 @@ export async function distributedTarget(ctx) {
       gateways.push(gateway);
       bases.push(`http://127.0.0.1:${port}/api`);
     }
-    const key = await seedOrganization(bases[0], adminToken);
+    // On a busy machine the first calls can outlast the gateway's RPC timeout; a retry makes a new organization.
+    const key = await waitUntil(
+      'seeding the distributed mode',
+      () => seedOrganization(bases[0], adminToken),
+      {
+        alive: allRunning,
+        timeoutMs: 180_000,
+      },
+    );
     const backends = async () => {
       const result = await admin(
         `SELECT pid FROM pg_stat_activity WHERE datname = '${database}' AND pid <> pg_backend_pid()`,
