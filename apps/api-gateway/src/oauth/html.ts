@@ -36,5 +36,9 @@ function render(value: unknown): string {
   if (value instanceof SafeHtml) return value.markup;
   if (Array.isArray(value)) return value.map(render).join('');
   if (value === null || value === undefined || value === false) return '';
-  return escapeHtml(String(value as string | number | boolean));
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
+    return escapeHtml(String(value));
+  }
+  // An object would print as [object Object]: a template bug, shown at once rather than on the page.
+  throw new TypeError('html: only text, numbers, booleans and html can be interpolated');
 }

@@ -25,6 +25,7 @@ p { margin: 0 0 16px; }
 .destination strong { display: block; font-size: 15px; }
 form { margin: 0; }
 fieldset { border: 0; padding: 0; margin: 0 0 20px; }
+legend { padding: 0; }
 legend, label.field { display: block; font-weight: 600; font-size: 14px; margin: 0 0 6px; }
 input[type="email"], input[type="password"], input[type="text"], select {
   display: block; width: 100%; font: inherit; padding: 9px 11px; border: 1px solid #d1d5db;

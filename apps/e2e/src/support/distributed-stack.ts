@@ -55,6 +55,18 @@ export class DistributedStack {
       LOG_FORMAT: 'json',
     };
     await Promise.all(SERVICES.map((name) => this.startService(name)));
+    this.api = await this.startGateway('api-gateway');
+  }
+
+  /**
+   * Another gateway replica on the same NATS and services, as a scaled-out deployment runs it;
+   * resolves to its base URL. It is stopped with the stack.
+   */
+  startGatewayReplica(): Promise<string> {
+    return this.startGateway(`api-gateway-${this.apps.size}`);
+  }
+
+  private async startGateway(label: string): Promise<string> {
     const port = await freePort();
     const gateway = startApp('api-gateway', {
       ...this.serviceEnv,
@@ -63,9 +75,9 @@ export class DistributedStack {
       ADMIN_TOKEN: this.options.adminToken,
       ...this.options.env?.['api-gateway'],
     });
-    this.apps.set('api-gateway', gateway);
+    this.apps.set(label, gateway);
     await gateway.waitFor(/Gateway listening/);
-    this.api = `http://127.0.0.1:${port}/api`;
+    return `http://127.0.0.1:${port}/api`;
   }
 
   /** Starts a service (again, after a test stopped it) and resolves once it serves on NATS. */
