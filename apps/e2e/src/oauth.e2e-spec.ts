@@ -85,7 +85,7 @@ describe('OAuth 2.0 with PKCE: key issuance through the browser (two gateway rep
       body: { role: 'member' },
     });
     signedIn = await browser.newContext({ viewport: DESKTOP });
-  }, 180_000);
+  }, 300_000);
 
   afterAll(async () => {
     await browser?.close();

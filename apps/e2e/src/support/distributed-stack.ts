@@ -9,6 +9,8 @@ import {
 import { type AppProcess, startApp } from './app-process';
 
 const SERVICES = ['auth', 'billing', 'inference', 'media', 'storage'] as const;
+/** Seven Node processes starting at once on a busy two-core machine can take over a minute. */
+const START_TIMEOUT_MS = 120_000;
 
 export interface DistributedStackOptions {
   /** Label of the private database. */
@@ -46,7 +48,7 @@ export class DistributedStack {
     this.db = await createTestDatabase(this.options.database);
     const mockPort = await freePort();
     this.apps.set('mock-upstream', startApp('mock-upstream', { PORT: String(mockPort) }));
-    await waitForPort(mockPort, 30_000);
+    await waitForPort(mockPort, START_TIMEOUT_MS);
     this.serviceEnv = {
       NATS_URL: this.nats.url,
       DATABASE_URL: this.db.url,
@@ -76,7 +78,7 @@ export class DistributedStack {
       ...this.options.env?.['api-gateway'],
     });
     this.apps.set(label, gateway);
-    await gateway.waitFor(/Gateway listening/);
+    await gateway.waitFor(/Gateway listening/, START_TIMEOUT_MS);
     return `http://127.0.0.1:${port}/api`;
   }
 
@@ -84,7 +86,7 @@ export class DistributedStack {
   async startService(name: string): Promise<void> {
     const app = startApp(name, { ...this.serviceEnv, ...this.options.env?.[name] });
     this.apps.set(name, app);
-    await app.waitFor(/serving on NATS/);
+    await app.waitFor(/serving on NATS/, START_TIMEOUT_MS);
   }
 
   /** Restarts the private nats-server under the running apps, down for `downMs`. */
