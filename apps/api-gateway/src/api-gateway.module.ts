@@ -2,6 +2,7 @@ import { DynamicModule, INestApplication, LoggerService, Module } from '@nestjs/
 import { APP_INTERCEPTOR, NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import type { Request } from 'express';
 import {
   createValidationPipe,
   HttpErrorFilter,
@@ -20,11 +21,15 @@ import { answerUnknownRoutesWithEnvelope, configureRequestParsing } from './http
 import { configureTrustedProxies } from './http/trusted-proxies';
 import { GatewayInferenceModule } from './inference/gateway-inference.module';
 import { GatewayMediaModule } from './media/gateway-media.module';
+import { GatewayOAuthModule } from './oauth/gateway-oauth.module';
+import { isBrowserRoute } from './oauth/browser-headers';
 import { GatewayRateLimitsModule } from './rate-limits/gateway-rate-limits.module';
 import { GatewayStorageModule } from './storage/gateway-storage.module';
 import { GatewayTranscriptionsModule } from './transcriptions/gateway-transcriptions.module';
 
 export { ApiGatewayEnv, WithSyncWait } from './api-gateway.env';
+
+const PERMISSIVE_CORS = { origin: '*', exposedHeaders: ['Retry-After'], maxAge: 600 };
 
 export interface ApiGatewayOptions {
   env: ApiGatewayEnv;
@@ -47,6 +52,7 @@ export class ApiGatewayModule {
         GatewayEmbeddingsModule,
         GatewayFormatsModule,
         GatewayMediaModule,
+        GatewayOAuthModule,
         GatewayStorageModule,
         GatewayTranscriptionsModule,
       ],
@@ -78,8 +84,11 @@ export async function createApiGatewayApp(
   // Which framework answers is of use to no client, only to an attacker.
   app.disable('x-powered-by');
   // Browser apps call the API with a bearer key, as they may call OpenAI's or OpenRouter's; no cookie
-  // authorizes anything here, so any origin may, and preflights are answered for ten minutes.
-  app.enableCors({ origin: '*', exposedHeaders: ['Retry-After'], maxAge: 600 });
+  // authorizes those routes, so any origin may, and preflights are answered for ten minutes. The
+  // OAuth pages are authorized by the console session cookie: no other origin may read or drive them.
+  app.enableCors((request: Request, callback) =>
+    callback(null, isBrowserRoute(request.url) ? { origin: false } : PERMISSIVE_CORS),
+  );
   configureTrustedProxies(app, options.env.TRUSTED_PROXIES);
   configureRequestParsing(app);
   app.setGlobalPrefix('api');

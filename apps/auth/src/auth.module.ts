@@ -10,6 +10,10 @@ import { AUTH_ENV } from './auth.tokens';
 import { authDatabase } from './database/auth-database';
 import { LoginHandler } from './login/login.handler';
 import { LoginService } from './login/login.service';
+import { OAuthCodeRepository } from './oauth/oauth-code.repository';
+import { OAuthKeyService } from './oauth/oauth-key.service';
+import { OAuthHandler } from './oauth/oauth.handler';
+import { OAuthService } from './oauth/oauth.service';
 import { OrganizationHandler } from './organizations/organization.handler';
 import { OrganizationRepository } from './organizations/organization.repository';
 import { OrganizationService } from './organizations/organization.service';
@@ -26,7 +30,7 @@ export interface AuthOptions {
   transport: TransportOptions;
 }
 
-/** Users, organizations, memberships, API keys and console login; owns the `auth` schema. */
+/** Users, organizations, memberships, API keys, console login and OAuth key issuance; owns the `auth` schema. */
 @Module({})
 export class AuthModule {
   static register(options: AuthOptions): DynamicModule {
@@ -38,7 +42,7 @@ export class AuthModule {
         ServiceDatabaseModule.register(database),
         JwtModule.register({ secret: options.env.JWT_SECRET, signOptions: { algorithm: 'HS256' } }),
       ],
-      controllers: [UserHandler, OrganizationHandler, ApiKeyHandler, LoginHandler],
+      controllers: [UserHandler, OrganizationHandler, ApiKeyHandler, LoginHandler, OAuthHandler],
       providers: [
         { provide: AUTH_ENV, useValue: options.env },
         UserRepository,
@@ -48,6 +52,9 @@ export class AuthModule {
         OrganizationService,
         ApiKeyService,
         LoginService,
+        OAuthCodeRepository,
+        OAuthKeyService,
+        OAuthService,
       ],
     };
   }

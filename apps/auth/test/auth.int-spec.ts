@@ -173,6 +173,7 @@ describe('auth service over NATS and Postgres', () => {
       'api_keys',
       'memberships',
       'migrations',
+      'oauth_codes',
       'organizations',
       'users',
     ]);

@@ -8,6 +8,8 @@ export * from './billing/billing.contracts';
 export * from './media/media.contracts';
 export * from './storage/storage.contracts';
 export * from './auth/api-key-hash';
+export * from './auth/oauth.contracts';
+export * from './auth/pkce';
 export * from './inference/inference.contracts';
 export * from './inference/formats.contracts';
 export * from './inference/transcriptions.contracts';

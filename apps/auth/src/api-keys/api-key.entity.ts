@@ -38,6 +38,13 @@ export class ApiKeyEntity {
   @Column('text', { array: true, nullable: true })
   scopes!: string[] | null;
 
+  /**
+   * The OAuth application an issued key belongs to (callback origin and app_name, see
+   * `oauthClientOf`); one active key per application, user and organization. Null on other keys.
+   */
+  @Column('text', { name: 'oauth_client', nullable: true })
+  oauthClient!: string | null;
+
   /** A copy of what billing enforces (billing answers it when they are set), kept so the console list can show it. */
   @Column('jsonb', { name: 'spending_limits', default: () => "'[]'" })
   spendingLimits!: SpendingLimit[];

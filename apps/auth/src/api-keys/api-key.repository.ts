@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, Repository } from 'typeorm';
 import type { SpendingLimit } from '@gw/contracts';
+import { isUniqueViolation } from '../users/user.repository';
 import { ApiKeyEntity } from './api-key.entity';
 
 export interface NewApiKey {
@@ -11,12 +12,61 @@ export interface NewApiKey {
   short: string;
 }
 
+/** What an OAuth grant sets on the key of its application, at issue and at every rotation. */
+export interface OAuthKeyGrant {
+  name: string;
+  app: string;
+  scopes: string[];
+}
+
+export interface NewOAuthKey extends NewApiKey, OAuthKeyGrant {
+  userId: string;
+  oauthClient: string;
+}
+
 @Injectable()
 export class ApiKeyRepository {
   constructor(@InjectRepository(ApiKeyEntity) private readonly rows: Repository<ApiKeyEntity>) {}
 
   insert(organizationId: string, key: NewApiKey): Promise<ApiKeyEntity> {
     return this.rows.save(this.rows.create({ organizationId, ...key }));
+  }
+
+  /** Null when the application already has an active key (another exchange created it meanwhile). */
+  async insertOAuthKey(organizationId: string, key: NewOAuthKey): Promise<ApiKeyEntity | null> {
+    try {
+      return await this.rows.save(this.rows.create({ organizationId, ...key }));
+    } catch (err) {
+      if (isUniqueViolation(err)) return null;
+      throw err;
+    }
+  }
+
+  findActiveOAuthKey(
+    organizationId: string,
+    userId: string,
+    oauthClient: string,
+  ): Promise<ApiKeyEntity | null> {
+    return this.rows.findOne({ where: { organizationId, userId, oauthClient, revokedAt: IsNull() } });
+  }
+
+  /**
+   * A new secret for the same key id, with the grant's scopes and name. Conditional on the secret
+   * being the one the caller read, so two rotations racing cannot both believe theirs is in force.
+   * Returns false when the key was revoked or rotated meanwhile.
+   */
+  async rotate(
+    organizationId: string,
+    id: string,
+    previousKeyHash: string,
+    secret: Pick<NewApiKey, 'keyHash' | 'short'>,
+    grant: OAuthKeyGrant,
+  ): Promise<boolean> {
+    const result = await this.rows.update(
+      { organizationId, id, keyHash: previousKeyHash, revokedAt: IsNull() },
+      { ...secret, ...grant },
+    );
+    return (result.affected ?? 0) > 0;
   }
 
   /** Active keys of one organization, newest first. */

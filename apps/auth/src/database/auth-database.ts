@@ -2,14 +2,22 @@ import { type ServiceDatabaseOptions } from '@gw/platform/database';
 import { ApiKeyEntity } from '../api-keys/api-key.entity';
 import { MembershipEntity } from '../organizations/membership.entity';
 import { OrganizationEntity } from '../organizations/organization.entity';
+import { OAuthCodeEntity } from '../oauth/oauth-code.entity';
 import { UserEntity } from '../users/user.entity';
 import { CreateAuthTables1763900000000 } from './migrations/1763900000000-create-auth-tables';
 import { ApiKeySpendingLimits1764100000000 } from './migrations/1764100000000-api-key-spending-limits';
 import { RateLimitOverrides1764300000000 } from './migrations/1764300000000-rate-limit-overrides';
+import { OAuthCodes1764500000000 } from './migrations/1764500000000-oauth-codes';
 
 export const AUTH_SCHEMA = 'auth';
 
-export const AUTH_ENTITIES = [UserEntity, OrganizationEntity, MembershipEntity, ApiKeyEntity];
+export const AUTH_ENTITIES = [
+  UserEntity,
+  OrganizationEntity,
+  MembershipEntity,
+  ApiKeyEntity,
+  OAuthCodeEntity,
+];
 
 /** Migrations are listed, not globbed: globs do not survive bundling. Append only. */
 export function authDatabase(url: string): ServiceDatabaseOptions {
@@ -21,6 +29,7 @@ export function authDatabase(url: string): ServiceDatabaseOptions {
       CreateAuthTables1763900000000,
       ApiKeySpendingLimits1764100000000,
       RateLimitOverrides1764300000000,
+      OAuthCodes1764500000000,
     ],
   };
 }

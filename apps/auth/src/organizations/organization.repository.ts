@@ -41,6 +41,18 @@ export class OrganizationRepository {
     return this.memberships.findOne({ where: { organizationId, userId } });
   }
 
+  /** Every organization of a user with the user's role there, in the order they were joined. */
+  organizationsOf(userId: string): Promise<{ id: string; name: string; role: OrganizationRole }[]> {
+    return this.memberships
+      .createQueryBuilder('m')
+      .innerJoin(OrganizationEntity, 'o', 'o.id = m.organization_id')
+      .select(['o.id AS id', 'o.name AS name', 'm.role AS role'])
+      .where('m.user_id = :userId', { userId })
+      .orderBy('m.created_at', 'ASC')
+      .addOrderBy('o.id', 'ASC')
+      .getRawMany();
+  }
+
   /** The organization a user joined first: the default of a login without an organizationId. */
   firstMembershipOf(userId: string): Promise<MembershipEntity | null> {
     return this.memberships.findOne({

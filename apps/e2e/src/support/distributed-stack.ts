@@ -9,6 +9,8 @@ import {
 import { type AppProcess, startApp } from './app-process';
 
 const SERVICES = ['auth', 'billing', 'inference', 'media', 'storage'] as const;
+/** Seven Node processes starting at once on a busy two-core machine can take over a minute. */
+const START_TIMEOUT_MS = 120_000;
 
 export interface DistributedStackOptions {
   /** Label of the private database. */
@@ -46,7 +48,7 @@ export class DistributedStack {
     this.db = await createTestDatabase(this.options.database);
     const mockPort = await freePort();
     this.apps.set('mock-upstream', startApp('mock-upstream', { PORT: String(mockPort) }));
-    await waitForPort(mockPort, 30_000);
+    await waitForPort(mockPort, START_TIMEOUT_MS);
     this.serviceEnv = {
       NATS_URL: this.nats.url,
       DATABASE_URL: this.db.url,
@@ -55,6 +57,18 @@ export class DistributedStack {
       LOG_FORMAT: 'json',
     };
     await Promise.all(SERVICES.map((name) => this.startService(name)));
+    this.api = await this.startGateway('api-gateway');
+  }
+
+  /**
+   * Another gateway replica on the same NATS and services, as a scaled-out deployment runs it;
+   * resolves to its base URL. It is stopped with the stack.
+   */
+  startGatewayReplica(): Promise<string> {
+    return this.startGateway(`api-gateway-${this.apps.size}`);
+  }
+
+  private async startGateway(label: string): Promise<string> {
     const port = await freePort();
     const gateway = startApp('api-gateway', {
       ...this.serviceEnv,
@@ -63,16 +77,16 @@ export class DistributedStack {
       ADMIN_TOKEN: this.options.adminToken,
       ...this.options.env?.['api-gateway'],
     });
-    this.apps.set('api-gateway', gateway);
-    await gateway.waitFor(/Gateway listening/);
-    this.api = `http://127.0.0.1:${port}/api`;
+    this.apps.set(label, gateway);
+    await gateway.waitFor(/Gateway listening/, START_TIMEOUT_MS);
+    return `http://127.0.0.1:${port}/api`;
   }
 
   /** Starts a service (again, after a test stopped it) and resolves once it serves on NATS. */
   async startService(name: string): Promise<void> {
     const app = startApp(name, { ...this.serviceEnv, ...this.options.env?.[name] });
     this.apps.set(name, app);
-    await app.waitFor(/serving on NATS/);
+    await app.waitFor(/serving on NATS/, START_TIMEOUT_MS);
   }
 
   /** Restarts the private nats-server under the running apps, down for `downMs`. */

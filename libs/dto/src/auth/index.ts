@@ -3,3 +3,4 @@ export * from './login.dto';
 export * from './auth.constants';
 export * from './organization.dto';
 export * from './user.dto';
+export * from './oauth.dto';
