@@ -8,6 +8,8 @@ import {
   type StoredFile,
   type StoredFileSource,
   type StoredFilePage,
+  storageQuotaExceeded,
+  storedFileTooLarge,
   type UploadSlot,
 } from '@gw/contracts';
 import { BLOB_STORE, type BlobStore, blobKey } from '@gw/platform';
@@ -52,14 +54,16 @@ export class StoredFileService {
   /** Records the intent to write an object before the caller writes it (claim check, see the contract). */
   async beginUpload(principal: Principal, source: StoredFileSource): Promise<UploadSlot> {
     const used = await this.files.usedBytes(principal.organizationId);
-    if (used >= this.settings.quotaBytes) throw quotaExceeded();
+    if (used >= this.settings.quotaBytes) throw storageQuotaExceeded();
     const fileId = randomUUID();
     const objectKey = blobKey(principal.organizationId, fileId);
     await this.files.insertPending(fileId, principal.organizationId, objectKey, source);
+    const left = this.settings.quotaBytes - used;
     return {
       fileId,
       objectKey,
-      maxBytes: Math.min(this.settings.maxFileBytes, this.settings.quotaBytes - used),
+      maxBytes: Math.min(this.settings.maxFileBytes, left),
+      limitedBy: left < this.settings.maxFileBytes ? 'quota' : 'file_size',
     };
   }
 
@@ -78,7 +82,7 @@ export class StoredFileService {
     }
     if (object.size > this.settings.maxFileBytes) {
       await this.discard(principal.organizationId, fileId);
-      throw fileTooLarge(this.settings.maxFileBytes);
+      throw storedFileTooLarge(this.settings.maxFileBytes);
     }
     const lifetime = this.settings.lifetimeMs[request.storagePolicy];
     const completed = await this.files.complete(
@@ -98,7 +102,7 @@ export class StoredFileService {
       throw new DomainError('not_found', `Upload ${fileId} not found`, 'fileId');
     if (completed === 'over_quota') {
       await this.discard(principal.organizationId, fileId);
-      throw quotaExceeded();
+      throw storageQuotaExceeded();
     }
     return this.toStoredFile(completed);
   }
@@ -152,22 +156,6 @@ export class StoredFileService {
       expiresAt: row.expiresAt ? row.expiresAt.toISOString() : null,
     };
   }
-}
-
-function quotaExceeded(): DomainError {
-  return new DomainError(
-    'storage_quota_exceeded',
-    "The organization's storage quota is used up: delete files to make room",
-    'file',
-  );
-}
-
-function fileTooLarge(maxBytes: number): DomainError {
-  return new DomainError(
-    'payload_too_large',
-    `The file is larger than the ${maxBytes / 1024 / 1024} MB limit`,
-    'file',
-  );
 }
 
 export function storageStats(

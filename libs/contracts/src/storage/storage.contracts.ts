@@ -98,6 +98,8 @@ export interface UploadSlot {
   objectKey: string;
   /** The most the object may hold: the upload limit or what is left of the organization's quota. */
   maxBytes: number;
+  /** Which of the two bounds maxBytes is, for the 413 a longer object gets. */
+  limitedBy: 'file_size' | 'quota';
 }
 
 export class CompleteUploadRequest {
