@@ -1,5 +1,6 @@
 import { IsInt, IsString, Max, Min, MinLength } from 'class-validator';
-import { EnvSchema, NatsClientEnv, WithBlobStore, WithHttpListener, WithJwtSecret } from '@gw/platform';
+import { EnvSchema, NatsClientEnv, WithHttpListener, WithJwtSecret } from '@gw/platform';
+import { WithBlobStore } from '@gw/platform/blobs';
 
 /** The wait of a synchronous media or image request; the embedded mode reads it too and hands it on. */
 export function WithSyncWait<Base extends EnvSchema>(base: Base) {

@@ -1,5 +1,6 @@
 import { IsInt, Min } from 'class-validator';
-import { ServiceEnv, WithBlobStore } from '@gw/platform';
+import { ServiceEnv } from '@gw/platform';
+import { WithBlobStore } from '@gw/platform/blobs';
 
 export class StorageEnv extends WithBlobStore(ServiceEnv) {
   /** The volume each organization may use; `totalBytes` of the statistics. */

@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { BLOB_STORE, createBlobStore, TransportModule, TransportOptions } from '@gw/platform';
+import { TransportModule, TransportOptions } from '@gw/platform';
+import { BLOB_STORE, createBlobStore } from '@gw/platform/blobs';
 import { ServiceDatabaseModule } from '@gw/platform/database';
 import { storageDatabase } from './database/storage-database';
 import { STORAGE_SETTINGS, storageSettings } from './files/storage-settings';

@@ -1,13 +1,7 @@
 import { type INestMicroservice } from '@nestjs/common';
 import { type Principal, StorageContracts, type StoredFile } from '@gw/contracts';
-import {
-  type BlobStore,
-  createBlobStore,
-  loadEnv,
-  type RpcClient,
-  startService,
-  type TransportOptions,
-} from '@gw/platform';
+import { loadEnv, type RpcClient, startService, type TransportOptions } from '@gw/platform';
+import { type BlobStore, createBlobStore } from '@gw/platform/blobs';
 import { connectTestTransport } from '@gw/platform/testing';
 import {
   createTestDatabase,

@@ -22,4 +22,3 @@ export * from './validation/message-validation.pipe';
 export * from './rate-limit';
 export * from './scheduling/periodic-task';
 export * from './transport/heartbeats';
-export * from './blobs';

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { BLOB_STORE, createBlobStore } from '@gw/platform';
+import { BLOB_STORE, createBlobStore } from '@gw/platform/blobs';
 import { API_GATEWAY_ENV, type ApiGatewayEnv } from '../api-gateway.env';
 import { StorageController } from './storage.controller';
 import { StoredFileContentController } from './stored-file-content.controller';

@@ -8,7 +8,7 @@ import {
   isBlobKey,
   LOCAL_BLOB_ROUTE,
   verifyBlobQuery,
-} from '@gw/platform';
+} from '@gw/platform/blobs';
 import type { Response } from 'express';
 import { pipeline } from 'node:stream/promises';
 import { API_GATEWAY_ENV, type ApiGatewayEnv } from '../api-gateway.env';

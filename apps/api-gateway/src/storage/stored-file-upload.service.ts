@@ -17,7 +17,8 @@ import {
   MEDIA_SIGNATURE_BYTES,
   UploadStoredFileFieldsDto,
 } from '@gw/dto';
-import { BLOB_STORE, type BlobStore, RpcClient, validationErrorToDomainError } from '@gw/platform';
+import { RpcClient, validationErrorToDomainError } from '@gw/platform';
+import { BLOB_STORE, type BlobStore } from '@gw/platform/blobs';
 import type { Request } from 'express';
 import { PassThrough, type Readable, Transform } from 'node:stream';
 import { findJsonHazard } from '../http/json-hazards';

@@ -12,7 +12,7 @@ import {
   storedFileTooLarge,
   type UploadSlot,
 } from '@gw/contracts';
-import { BLOB_STORE, type BlobStore, blobKey } from '@gw/platform';
+import { BLOB_STORE, type BlobStore, blobKey } from '@gw/platform/blobs';
 import { randomUUID } from 'node:crypto';
 import { STORAGE_SETTINGS, type StorageSettings } from './storage-settings';
 import { type StoredFileEntity } from './stored-file.entity';

@@ -5,7 +5,8 @@ import {
   type OnApplicationBootstrap,
   type OnModuleDestroy,
 } from '@nestjs/common';
-import { BLOB_STORE, type BlobStore, PeriodicTask } from '@gw/platform';
+import { PeriodicTask } from '@gw/platform';
+import { BLOB_STORE, type BlobStore } from '@gw/platform/blobs';
 import { STORAGE_SETTINGS, type StorageSettings } from './storage-settings';
 import { StoredFileRepository, type SweptFile } from './stored-file.repository';
 
