@@ -36,6 +36,7 @@ export class StoredFileContentController {
     const key = blobKey(organizationId, fileId);
     const genuine =
       this.env.BLOB_STORE === 'local' &&
+      this.env.BLOB_URL_SECRET !== '' &&
       isBlobKey(key) &&
       verifyBlobQuery(this.env.BLOB_URL_SECRET, key, query);
     const object = genuine ? await this.blobs.get(key) : null;

@@ -17,8 +17,11 @@ export function WithBlobStore<Base extends EnvSchema>(base: Base) {
     @MinLength(1)
     BLOB_PUBLIC_URL = 'http://localhost:3000/api';
 
-    /** Signs local-store URLs; the storage service and every gateway replica share it. */
-    @ValidateIf((env: BlobStoreEnv) => env.BLOB_STORE === 'local')
+    /**
+     * Signs local-store URLs; the storage service and every gateway replica share it. Unset, the
+     * local store keeps files but gives out no url (the embedded mode always sets it).
+     */
+    @ValidateIf((env: BlobStoreEnv) => env.BLOB_URL_SECRET !== '')
     @IsString()
     @MinLength(16)
     BLOB_URL_SECRET = '';

@@ -1,3 +1,4 @@
+import { DomainError } from '@gw/contracts';
 import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
@@ -11,7 +12,7 @@ export interface LocalDiskBlobStoreOptions {
   directory: string;
   /** The gateway's public API base, e.g. `http://localhost:3000/api`; signed URLs point under it. */
   publicBaseUrl: string;
-  /** Signs the URLs; the gateway checks them with the same secret. */
+  /** Signs the URLs; the gateway checks them with the same secret. Empty: no urls are given out. */
   urlSecret: string;
 }
 
@@ -64,6 +65,10 @@ export class LocalDiskBlobStore implements BlobStore {
   }
 
   signedUrl(key: string, contentType: string, expiresAt: Date): Promise<string> {
+    if (!this.options.urlSecret)
+      return Promise.reject(
+        new DomainError('service_unavailable', 'File urls are not configured: set BLOB_URL_SECRET'),
+      );
     const query = signBlobQuery(this.options.urlSecret, key, contentType, expiresAt);
     return Promise.resolve(`${this.options.publicBaseUrl}/${LOCAL_BLOB_ROUTE}/${key}?${query}`);
   }
