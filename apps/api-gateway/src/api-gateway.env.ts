@@ -1,5 +1,6 @@
 import { IsInt, IsString, Max, Min, MinLength } from 'class-validator';
 import { EnvSchema, NatsClientEnv, WithHttpListener, WithJwtSecret } from '@gw/platform';
+import { WithBlobStore } from '@gw/platform/blobs';
 
 /** The wait of a synchronous media or image request; the embedded mode reads it too and hands it on. */
 export function WithSyncWait<Base extends EnvSchema>(base: Base) {
@@ -12,7 +13,9 @@ export function WithSyncWait<Base extends EnvSchema>(base: Base) {
   return SyncWaitEnv;
 }
 
-export class ApiGatewayEnv extends WithSyncWait(WithJwtSecret(WithHttpListener(NatsClientEnv, 3000))) {
+export class ApiGatewayEnv extends WithBlobStore(
+  WithSyncWait(WithJwtSecret(WithHttpListener(NatsClientEnv, 3000))),
+) {
   /** Authorizes the operator API under /api/admin. */
   @IsString()
   @MinLength(16)

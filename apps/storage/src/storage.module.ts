@@ -1,10 +1,13 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { TransportModule, TransportOptions } from '@gw/platform';
+import { BLOB_STORE, createBlobStore } from '@gw/platform/blobs';
 import { ServiceDatabaseModule } from '@gw/platform/database';
 import { storageDatabase } from './database/storage-database';
+import { STORAGE_SETTINGS, storageSettings } from './files/storage-settings';
 import { StoredFileHandler } from './files/stored-file.handler';
 import { StoredFileRepository } from './files/stored-file.repository';
-import { STORAGE_QUOTA_BYTES, StoredFileService } from './files/stored-file.service';
+import { StoredFileService } from './files/stored-file.service';
+import { StoredFileSweeper } from './files/stored-file.sweeper';
 import { StorageEnv } from './storage.env';
 
 export { StorageEnv } from './storage.env';
@@ -26,7 +29,9 @@ export class StorageModule {
       providers: [
         StoredFileRepository,
         StoredFileService,
-        { provide: STORAGE_QUOTA_BYTES, useValue: options.env.STORAGE_QUOTA_BYTES },
+        StoredFileSweeper,
+        { provide: STORAGE_SETTINGS, useValue: storageSettings(options.env) },
+        { provide: BLOB_STORE, useFactory: () => createBlobStore(options.env) },
       ],
     };
   }

@@ -40,8 +40,8 @@ describe('storage refuses malformed NATS messages', () => {
     closeClient = () => connection.close();
     sql = await new DataSource({ type: 'postgres', url: db.url }).initialize();
     const rows: { id: string }[] = await sql.query(
-      `INSERT INTO storage.files (organization_id, object_key, file_type, mime_type, source, storage_policy, url, size)
-       VALUES ($1, $2, 'IMAGE', 'image/png', 'USER_UPLOAD', 'PERMANENT', 'http://files/x', 10) RETURNING id`,
+      `INSERT INTO storage.files (organization_id, object_key, file_type, mime_type, source, storage_policy, size, status)
+       VALUES ($1, $2, 'IMAGE', 'image/png', 'USER_UPLOAD', 'PERMANENT', 10, 'stored') RETURNING id`,
       [org, randomUUID()],
     );
     fileId = rows[0].id;

@@ -1,97 +1,125 @@
 import { type INestMicroservice } from '@nestjs/common';
-import { type Principal, StorageContracts } from '@gw/contracts';
-import { type RpcClient, startService, type TransportOptions } from '@gw/platform';
+import { type Principal, StorageContracts, type StoredFile } from '@gw/contracts';
+import { loadEnv, type RpcClient, startService, type TransportOptions } from '@gw/platform';
+import { type BlobStore, createBlobStore } from '@gw/platform/blobs';
 import { connectTestTransport } from '@gw/platform/testing';
 import {
   createTestDatabase,
+  expectEventually,
   silentLogger,
   startTestNats,
+  startTestS3,
   type TestDatabase,
   type TestNats,
+  type TestS3,
 } from '@gw/testing';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
 import { DataSource } from 'typeorm';
 import { STORAGE_QUEUE, StorageEnv, StorageModule } from '../src/storage.module';
 
-describe('storage service over NATS and Postgres', () => {
+const QUOTA = 1_000;
+
+describe('storage service over NATS, Postgres and S3 (s3rver)', () => {
   let db: TestDatabase;
   let nats: TestNats;
+  let s3: TestS3;
   let service: INestMicroservice;
   let client: RpcClient;
   let closeClient: () => Promise<void>;
   let sql: DataSource;
+  let blobs: BlobStore;
+  let env: StorageEnv;
+  let transport: TransportOptions;
   const org = randomUUID();
   const principal: Principal = { kind: 'user', organizationId: org, userId: randomUUID(), role: 'admin' };
   const query = { page: 1, limit: 2, sortBy: 'size' as const, sortOrder: 'asc' as const };
 
-  beforeAll(async () => {
-    [db, nats] = await Promise.all([createTestDatabase('storage'), startTestNats()]);
-    const env = Object.assign(new StorageEnv(), { DATABASE_URL: db.url });
-    const transport: TransportOptions = { kind: 'nats', servers: nats.url, rpcTimeoutMs: 5_000 };
+  const start = async (overrides: Record<string, string> = {}) => {
+    env = loadEnv(StorageEnv, {
+      DATABASE_URL: db.url,
+      ...s3.env,
+      STORAGE_QUOTA_BYTES: String(QUOTA),
+      STORAGE_TEMP_UPLOAD_TTL_MS: '1000',
+      STORAGE_SWEEP_INTERVAL_MS: '200',
+      ...overrides,
+    });
     service = await startService(
       StorageModule.register({ env, transport }),
       transport,
       STORAGE_QUEUE,
       silentLogger,
     );
+  };
+
+  /** What the gateway does for an upload: slot, object, completion. */
+  const upload = async (
+    who: Principal,
+    size: number,
+    fields: Partial<{ fileType: StoredFile['fileType']; storagePolicy: StoredFile['storagePolicy'] }> = {},
+  ): Promise<StoredFile> => {
+    const slot = await client.request(StorageContracts.beginUpload, { principal: who });
+    await blobs.put(slot.objectKey, Readable.from([randomBytes(size)]), 'image/png');
+    return client.request(StorageContracts.completeUpload, {
+      principal: who,
+      fileId: slot.fileId,
+      fileType: fields.fileType ?? 'IMAGE',
+      mimeType: 'image/png',
+      source: 'USER_UPLOAD',
+      storagePolicy: fields.storagePolicy ?? 'PERMANENT',
+      externalUserId: null,
+      size,
+    });
+  };
+
+  const rowCount = async () =>
+    Number((await sql.query<Array<{ n: string }>>(`SELECT count(*) AS n FROM storage.files`))[0].n);
+
+  beforeAll(async () => {
+    [db, nats, s3] = await Promise.all([createTestDatabase('storage'), startTestNats(), startTestS3()]);
+    transport = { kind: 'nats', servers: nats.url, rpcTimeoutMs: 5_000 };
+    await start();
+    blobs = createBlobStore(env);
     const connection = await connectTestTransport(transport);
     client = connection.rpc;
     closeClient = () => connection.close();
     sql = await new DataSource({ type: 'postgres', url: db.url }).initialize();
-    // Upload arrives with the storage issue; until then the records are written directly.
-    for (const [owner, size, type] of [
-      [org, 30, 'IMAGE'],
-      [org, 10, 'AUDIO'],
-      [org, 20, 'IMAGE'],
-      [randomUUID(), 5, 'IMAGE'],
-    ] as const) {
-      await sql.query(
-        `INSERT INTO storage.files (organization_id, object_key, file_type, mime_type, source, storage_policy, url, size)
-         VALUES ($1, $2, $3, 'application/octet-stream', 'USER_UPLOAD', 'PERMANENT', 'http://files/x', $4)`,
-        [owner, randomUUID(), type, size],
-      );
-    }
   });
 
   afterAll(async () => {
     await sql.destroy();
     await closeClient();
     await service.close();
-    await Promise.all([db.drop(), nats.stop()]);
+    await Promise.all([db.drop(), nats.stop(), s3.stop()]);
   });
 
-  it('lists only the organization files, sorted and paged, in the {data, meta} form', async () => {
+  it('stores uploads and lists only the organization files, sorted and paged, with working urls', async () => {
+    await upload(principal, 30);
+    await upload(principal, 10, { fileType: 'AUDIO' });
+    await upload(principal, 20);
+    await upload({ ...principal, organizationId: randomUUID() }, 5);
     const page = await client.request(StorageContracts.listFiles, { principal, query });
     expect(page.data.map((f) => f.size)).toEqual([10, 20]);
     expect(page.meta).toEqual({ page: 1, limit: 2, total: 3, totalPages: 2 });
-    expect(page.data[0]).toMatchObject({
-      fileType: 'AUDIO',
-      storagePolicy: 'PERMANENT',
-      expiresAt: null,
-      externalUserId: null,
-    });
-    const images = await client.request(StorageContracts.listFiles, {
-      principal,
-      query: { ...query, fileType: 'IMAGE', sortOrder: 'desc' },
-    });
-    expect(images.data.map((f) => f.size)).toEqual([30, 20]);
+    expect(page.data[0]).toMatchObject({ fileType: 'AUDIO', storagePolicy: 'PERMANENT', expiresAt: null });
+    const served = await fetch(page.data[0].url);
+    expect(served.status).toBe(200);
+    expect((await served.arrayBuffer()).byteLength).toBe(10);
   });
 
   it('gives an organization admin the statistics, and refuses members and API keys', async () => {
     const stats = await client.request(StorageContracts.stats, { principal });
     expect(stats).toEqual({
       usedBytes: 60,
-      totalBytes: new StorageEnv().STORAGE_QUOTA_BYTES,
+      totalBytes: QUOTA,
       fileCount: 3,
       filesByType: { IMAGE: 2, VIDEO: 0, AUDIO: 1 },
       filesByPolicy: { TEMP_UPLOAD: 0, TEMP_GENERATION: 0, PERMANENT: 3 },
-      usagePercent: 0,
+      usagePercent: 6,
     });
-    const member: Principal = { ...principal, role: 'member' };
-    await expect(client.request(StorageContracts.stats, { principal: member })).rejects.toMatchObject({
-      code: 'forbidden',
-      status: 403,
-    });
+    await expect(
+      client.request(StorageContracts.stats, { principal: { ...principal, role: 'member' } }),
+    ).rejects.toMatchObject({ code: 'forbidden', status: 403 });
     const apiKey: Principal = {
       kind: 'api_key',
       organizationId: org,
@@ -105,16 +133,87 @@ describe('storage service over NATS and Postgres', () => {
     });
   });
 
-  it('deletes a file of the organization once, and answers not_found for others', async () => {
+  it('refuses an upload beyond the quota with 413 and keeps neither object nor record', async () => {
+    const other: Principal = { ...principal, organizationId: randomUUID() };
+    await upload(other, 900);
+    const before = await rowCount();
+    const slot = await client.request(StorageContracts.beginUpload, { principal: other });
+    expect(slot.maxBytes).toBe(100);
+    await blobs.put(slot.objectKey, Readable.from([randomBytes(200)]), 'image/png');
+    await expect(
+      client.request(StorageContracts.completeUpload, {
+        principal: other,
+        fileId: slot.fileId,
+        fileType: 'IMAGE',
+        mimeType: 'image/png',
+        source: 'USER_UPLOAD',
+        storagePolicy: 'PERMANENT',
+        externalUserId: null,
+        size: 200,
+      }),
+    ).rejects.toMatchObject({ code: 'storage_quota_exceeded', status: 413 });
+    await expect(blobs.head(slot.objectKey)).resolves.toBeNull();
+    expect(await rowCount()).toBe(before);
+  });
+
+  it('keeps the quota exact under concurrent uploads', async () => {
+    const other: Principal = { ...principal, organizationId: randomUUID() };
+    const results = await Promise.allSettled(Array.from({ length: 6 }, () => upload(other, 300)));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(3);
+    const stats = await client.request(StorageContracts.stats, { principal: other });
+    expect(stats.usedBytes).toBe(900);
+  });
+
+  it('deletes a file and its object once, and answers not_found for others', async () => {
     const [first] = (await client.request(StorageContracts.listFiles, { principal, query })).data;
+    const stranger: Principal = { ...principal, organizationId: randomUUID() };
+    await expect(
+      client.request(StorageContracts.deleteFile, { principal: stranger, id: first.id }),
+    ).rejects.toMatchObject({ code: 'not_found' });
     await expect(client.request(StorageContracts.deleteFile, { principal, id: first.id })).resolves.toEqual({
       success: true,
     });
+    expect((await fetch(first.url)).status).toBe(404);
     await expect(
       client.request(StorageContracts.deleteFile, { principal, id: first.id }),
     ).rejects.toMatchObject({ code: 'not_found' });
     await expect(
       client.request(StorageContracts.deleteFile, { principal, id: 'not-a-uuid' }),
     ).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('expires a temporary file: the sweeper removes its object and record', async () => {
+    const file = await upload(principal, 7, { storagePolicy: 'TEMP_UPLOAD' });
+    expect(new Date(file.expiresAt!).getTime()).toBeGreaterThan(Date.now());
+    await expectEventually(
+      async () => {
+        const rows = await sql.query<unknown[]>(`SELECT 1 FROM storage.files WHERE id = $1`, [file.id]);
+        expect(rows).toHaveLength(0);
+      },
+      { timeoutMs: 10_000 },
+    );
+    expect((await fetch(file.url)).status).not.toBe(200);
+  });
+
+  it('after a crash between object write and record write, a restart leaves no orphan object and no dangling record', async () => {
+    const crashed: Principal = { ...principal, organizationId: randomUUID() };
+    const slot = await client.request(StorageContracts.beginUpload, { principal: crashed });
+    await blobs.put(slot.objectKey, Readable.from([randomBytes(50)]), 'image/png');
+    // The process dies here: the completion never comes.
+    await service.close();
+    await start({ STORAGE_PENDING_UPLOAD_TTL_MS: '1000' });
+    await expectEventually(
+      async () => {
+        await expect(blobs.head(slot.objectKey)).resolves.toBeNull();
+        const rows = await sql.query<unknown[]>(`SELECT 1 FROM storage.files WHERE id = $1`, [slot.fileId]);
+        expect(rows).toHaveLength(0);
+      },
+      { timeoutMs: 10_000 },
+    );
+    const listed = await client.request(StorageContracts.listFiles, {
+      principal: crashed,
+      query: { ...query, limit: 20 },
+    });
+    expect(listed.meta.total).toBe(0);
   });
 });

@@ -16,3 +16,4 @@ export * from './inference/transcriptions.contracts';
 export * from './inference/embeddings.contracts';
 export * from './inference/paid-request';
 export * from './billing/decimal-amount';
+export * from './storage/storage-errors';

@@ -8,6 +8,8 @@ export * from './auth';
 export * from './media/media-generation.dto';
 export * from './storage/list-stored-files-query.dto';
 export * from './storage/stored-file.dto';
+export * from './storage/media-signature';
+export * from './storage/upload-stored-file.dto';
 export * from './billing/add-credits.dto';
 export * from './billing/balance.dto';
 export * from './billing/decimal-amount';

@@ -6,3 +6,4 @@ export * from './silent-logger';
 export * from './fixtures';
 export * from './stand-in-billing';
 export * from './malformed-messages';
+export * from './test-s3';

@@ -17,7 +17,7 @@ const MAX_DRAINED_BODY_BYTES = 1024 * 1024;
 const FORM = 'application/x-www-form-urlencoded';
 const MULTIPART = 'multipart/form-data';
 /** The routes that read multipart bodies themselves; on any other route such a body would be read as empty. */
-const MULTIPART_ROUTES = new Set(['/api/v1/audio/transcriptions']);
+const MULTIPART_ROUTES = new Set(['/api/v1/audio/transcriptions', '/api/v1/storage/files']);
 
 function mediaType(request: IncomingMessage): string | null {
   const header = request.headers['content-type'];

@@ -2,8 +2,10 @@ import {
   createTestDatabase,
   freePort,
   startTestNats,
+  startTestS3,
   type TestDatabase,
   type TestNats,
+  type TestS3,
   waitForPort,
 } from '@gw/testing';
 import { type AppProcess, startApp } from './app-process';
@@ -33,6 +35,7 @@ export class DistributedStack {
   api!: string;
   private nats?: TestNats;
   private db?: TestDatabase;
+  private s3?: TestS3;
 
   /** The private database, for a test that watches what a service keeps (billing's holds). */
   get databaseUrl(): string {
@@ -46,6 +49,8 @@ export class DistributedStack {
   async start(): Promise<void> {
     this.nats = await startTestNats();
     this.db = await createTestDatabase(this.options.database);
+    // A real S3-compatible server: the storage service and the gateway keep files in it.
+    this.s3 = await startTestS3();
     const mockPort = await freePort();
     this.apps.set('mock-upstream', startApp('mock-upstream', { PORT: String(mockPort) }));
     await waitForPort(mockPort, START_TIMEOUT_MS);
@@ -55,6 +60,7 @@ export class DistributedStack {
       JWT_SECRET: this.options.jwtSecret,
       MOCK_UPSTREAM_URL: `http://127.0.0.1:${mockPort}`,
       LOG_FORMAT: 'json',
+      ...this.s3.env,
     };
     await Promise.all(SERVICES.map((name) => this.startService(name)));
     this.api = await this.startGateway('api-gateway');
@@ -98,5 +104,6 @@ export class DistributedStack {
     await Promise.all([...this.apps.values()].map((app) => app.stop()));
     await this.db?.drop();
     await this.nats?.stop();
+    await this.s3?.stop();
   }
 }

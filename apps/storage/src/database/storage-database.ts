@@ -1,6 +1,7 @@
 import { type ServiceDatabaseOptions } from '@gw/platform/database';
 import { StoredFileEntity } from '../files/stored-file.entity';
 import { CreateStorageFiles1763830100000 } from './migrations/1763830100000-create-storage-files';
+import { TrackFileLifecycle1764000000000 } from './migrations/1764000000000-track-file-lifecycle';
 
 export const STORAGE_SCHEMA = 'storage';
 
@@ -10,6 +11,6 @@ export function storageDatabase(url: string): ServiceDatabaseOptions {
     url,
     schema: STORAGE_SCHEMA,
     entities: [StoredFileEntity],
-    migrations: [CreateStorageFiles1763830100000],
+    migrations: [CreateStorageFiles1763830100000, TrackFileLifecycle1764000000000],
   };
 }

@@ -1,6 +1,8 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 import type { StoragePolicy, StoredFileSource, StoredFileType } from '@gw/contracts';
 
+export type StoredFileStatus = 'pending' | 'stored' | 'deleting';
+
 @Entity({ name: 'files', schema: 'storage' })
 @Index(['organizationId', 'createdAt'])
 export class StoredFileEntity {
@@ -13,20 +15,26 @@ export class StoredFileEntity {
   @Column('text', { name: 'object_key' })
   objectKey!: string;
 
-  @Column('text', { name: 'file_type' })
-  fileType!: StoredFileType;
+  /** Null only while the upload is pending. */
+  @Column('text', { name: 'file_type', nullable: true })
+  fileType!: StoredFileType | null;
 
-  @Column('text', { name: 'mime_type' })
-  mimeType!: string;
+  @Column('text', { name: 'mime_type', nullable: true })
+  mimeType!: string | null;
 
   @Column('text')
   source!: StoredFileSource;
 
-  @Column('text', { name: 'storage_policy' })
-  storagePolicy!: StoragePolicy;
+  @Column('text', { name: 'storage_policy', nullable: true })
+  storagePolicy!: StoragePolicy | null;
 
+  /** `pending`: intent recorded, object maybe written; `stored`: listed; `deleting`: object being removed. */
   @Column('text')
-  url!: string;
+  status!: StoredFileStatus;
+
+  /** Until when a deletion in progress belongs to whoever started it; the sweeper takes it after that. */
+  @Column('timestamptz', { name: 'claimed_until', nullable: true })
+  claimedUntil!: Date | null;
 
   @Column('bigint', { transformer: { to: (v: number) => v, from: (v: string) => Number(v) } })
   size!: number;

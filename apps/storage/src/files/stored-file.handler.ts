@@ -1,12 +1,17 @@
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import {
+  AbortUploadRequest,
+  BeginUploadRequest,
+  CompleteUploadRequest,
   DeleteStoredFileRequest,
   GetStorageStatsRequest,
   ListStoredFilesRequest,
   StorageContracts,
   StorageStats,
+  StoredFile,
   StoredFilePage,
+  UploadSlot,
 } from '@gw/contracts';
 import { ListStoredFilesQueryDto } from '@gw/dto';
 import { HandlesRpc, MessageValidationPipe } from '@gw/platform';
@@ -36,5 +41,20 @@ export class StoredFileHandler {
   @HandlesRpc(StorageContracts.deleteFile)
   delete(request: DeleteStoredFileRequest): Promise<{ success: true }> {
     return this.files.delete(request.principal, request.id);
+  }
+
+  @HandlesRpc(StorageContracts.beginUpload)
+  beginUpload(request: BeginUploadRequest): Promise<UploadSlot> {
+    return this.files.beginUpload(request.principal, 'USER_UPLOAD');
+  }
+
+  @HandlesRpc(StorageContracts.completeUpload)
+  completeUpload(request: CompleteUploadRequest): Promise<StoredFile> {
+    return this.files.completeUpload(request);
+  }
+
+  @HandlesRpc(StorageContracts.abortUpload)
+  abortUpload(request: AbortUploadRequest): Promise<{ success: true }> {
+    return this.files.abortUpload(request.principal, request.fileId);
   }
 }

@@ -1,24 +1,35 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
+  type CompleteUploadRequest,
   DomainError,
-  ListStoredFilesQuery,
-  Principal,
-  StorageStats,
-  StoredFile,
-  StoredFilePage,
+  type ListStoredFilesQuery,
+  type Principal,
+  type StorageStats,
+  type StoredFile,
+  type StoredFileSource,
+  type StoredFilePage,
+  storageQuotaExceeded,
+  storedFileTooLarge,
+  type UploadSlot,
 } from '@gw/contracts';
-import { StoredFileEntity } from './stored-file.entity';
+import { BLOB_STORE, type BlobStore, blobKey } from '@gw/platform/blobs';
+import { randomUUID } from 'node:crypto';
+import { STORAGE_SETTINGS, type StorageSettings } from './storage-settings';
+import { type StoredFileEntity } from './stored-file.entity';
 import { StoredFileRepository } from './stored-file.repository';
 
-export const STORAGE_QUOTA_BYTES = Symbol('STORAGE_QUOTA_BYTES');
-
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** How long a delete in progress is its caller's before the sweeper may finish it. */
+export const DELETE_LEASE_MS = 60_000;
 
 @Injectable()
 export class StoredFileService {
+  private readonly logger = new Logger('StoredFileService');
+
   constructor(
     private readonly files: StoredFileRepository,
-    @Inject(STORAGE_QUOTA_BYTES) private readonly quotaBytes: number,
+    @Inject(BLOB_STORE) private readonly blobs: BlobStore,
+    @Inject(STORAGE_SETTINGS) private readonly settings: StorageSettings,
   ) {}
 
   /** Only an organization admin signed in to the console sees the statistics (interface, Authentication 4). */
@@ -29,38 +40,122 @@ export class StoredFileService {
         'Storage statistics are for organization admins signed in to the console',
       );
     }
-    return storageStats(await this.files.totals(principal.organizationId), this.quotaBytes);
+    return storageStats(await this.files.totals(principal.organizationId), this.settings.quotaBytes);
   }
 
   async list(principal: Principal, query: ListStoredFilesQuery): Promise<StoredFilePage> {
     const [rows, total] = await this.files.page(principal.organizationId, query);
     return {
-      data: rows.map(toStoredFile),
+      data: await Promise.all(rows.map((row) => this.toStoredFile(row))),
       meta: { page: query.page, limit: query.limit, total, totalPages: Math.ceil(total / query.limit) },
     };
   }
 
-  async delete(principal: Principal, id: string): Promise<{ success: true }> {
-    const deleted = UUID.test(id) && (await this.files.delete(principal.organizationId, id));
-    if (!deleted) throw new DomainError('not_found', `File ${id} not found`, 'id');
+  /** Records the intent to write an object before the caller writes it (claim check, see the contract). */
+  async beginUpload(principal: Principal, source: StoredFileSource): Promise<UploadSlot> {
+    const used = await this.files.usedBytes(principal.organizationId);
+    if (used >= this.settings.quotaBytes) throw storageQuotaExceeded();
+    const fileId = randomUUID();
+    const objectKey = blobKey(principal.organizationId, fileId);
+    await this.files.insertPending(fileId, principal.organizationId, objectKey, source);
+    const left = this.settings.quotaBytes - used;
+    return {
+      fileId,
+      objectKey,
+      maxBytes: Math.min(this.settings.maxFileBytes, left),
+      limitedBy: left < this.settings.maxFileBytes ? 'quota' : 'file_size',
+    };
+  }
+
+  /**
+   * Lists the written object as a file once its size is confirmed and the quota holds it; otherwise
+   * removes object and record, so a refused upload leaves nothing behind.
+   */
+  async completeUpload(request: CompleteUploadRequest): Promise<StoredFile> {
+    const { principal, fileId } = request;
+    const objectKey = await this.files.pendingKey(principal.organizationId, fileId);
+    if (!objectKey) throw new DomainError('not_found', `Upload ${fileId} not found`, 'fileId');
+    const object = await this.blobs.head(objectKey);
+    if (!object || object.size !== request.size) {
+      await this.discard(principal.organizationId, fileId);
+      throw new DomainError('invalid_request', 'The uploaded object is missing or incomplete', 'file');
+    }
+    if (object.size > this.settings.maxFileBytes) {
+      await this.discard(principal.organizationId, fileId);
+      throw storedFileTooLarge(this.settings.maxFileBytes);
+    }
+    const lifetime = this.settings.lifetimeMs[request.storagePolicy];
+    const completed = await this.files.complete(
+      principal.organizationId,
+      fileId,
+      {
+        fileType: request.fileType,
+        mimeType: request.mimeType,
+        storagePolicy: request.storagePolicy,
+        externalUserId: request.externalUserId,
+        size: object.size,
+        expiresAt: lifetime === null ? null : new Date(Date.now() + lifetime),
+      },
+      this.settings.quotaBytes,
+    );
+    if (completed === 'not_pending')
+      throw new DomainError('not_found', `Upload ${fileId} not found`, 'fileId');
+    if (completed === 'over_quota') {
+      await this.discard(principal.organizationId, fileId);
+      throw storageQuotaExceeded();
+    }
+    return this.toStoredFile(completed);
+  }
+
+  async abortUpload(principal: Principal, fileId: string): Promise<{ success: true }> {
+    await this.discard(principal.organizationId, fileId);
     return { success: true };
   }
-}
 
-function toStoredFile(row: StoredFileEntity): StoredFile {
-  return {
-    id: row.id,
-    fileType: row.fileType,
-    mimeType: row.mimeType,
-    source: row.source,
-    storagePolicy: row.storagePolicy,
-    url: row.url,
-    size: row.size,
-    createdAt: row.createdAt.toISOString(),
-    updatedAt: row.updatedAt.toISOString(),
-    externalUserId: row.externalUserId,
-    expiresAt: row.expiresAt ? row.expiresAt.toISOString() : null,
-  };
+  /**
+   * Takes the record out of view first, then removes the object, then the record. A failure after
+   * the first step leaves a `deleting` record that a retried delete or the sweeper finishes: never
+   * a record without an object in the list, never an object without a record.
+   */
+  async delete(principal: Principal, id: string): Promise<{ success: true }> {
+    const objectKey = UUID.test(id)
+      ? await this.files.markDeleting(principal.organizationId, id, ['stored', 'deleting'], DELETE_LEASE_MS)
+      : null;
+    if (!objectKey) throw new DomainError('not_found', `File ${id} not found`, 'id');
+    await this.blobs.delete(objectKey);
+    await this.files.remove(id);
+    return { success: true };
+  }
+
+  private async discard(organizationId: string, fileId: string): Promise<void> {
+    const objectKey = await this.files.markDeleting(organizationId, fileId, ['pending'], DELETE_LEASE_MS);
+    if (!objectKey) return;
+    try {
+      await this.blobs.delete(objectKey);
+      await this.files.remove(fileId);
+    } catch (err) {
+      // The record stays `deleting`; the sweeper finishes it when the lease ends.
+      this.logger.warn(`Could not discard upload ${fileId} yet: ${(err as Error).message}`);
+    }
+  }
+
+  private async toStoredFile(row: StoredFileEntity): Promise<StoredFile> {
+    const mimeType = row.mimeType ?? 'application/octet-stream';
+    const urlEnds = Math.min(Date.now() + this.settings.urlTtlMs, row.expiresAt?.getTime() ?? Infinity);
+    return {
+      id: row.id,
+      fileType: row.fileType ?? 'IMAGE',
+      mimeType,
+      source: row.source,
+      storagePolicy: row.storagePolicy ?? 'PERMANENT',
+      url: await this.blobs.signedUrl(row.objectKey, mimeType, new Date(urlEnds)),
+      size: row.size,
+      createdAt: row.createdAt.toISOString(),
+      updatedAt: row.updatedAt.toISOString(),
+      externalUserId: row.externalUserId,
+      expiresAt: row.expiresAt ? row.expiresAt.toISOString() : null,
+    };
+  }
 }
 
 export function storageStats(

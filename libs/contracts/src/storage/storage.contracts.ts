@@ -1,4 +1,14 @@
-import { IsObject, IsString } from 'class-validator';
+import {
+  IsIn,
+  IsInt,
+  IsObject,
+  IsString,
+  IsUUID,
+  Matches,
+  MaxLength,
+  Min,
+  ValidateIf,
+} from 'class-validator';
 import { rpc } from '../contract';
 import { type Principal, PrincipalField } from '../principal';
 
@@ -68,7 +78,73 @@ export class GetStorageStatsRequest {
   principal!: Principal;
 }
 
+export const STORED_FILE_TYPES: readonly StoredFileType[] = ['IMAGE', 'VIDEO', 'AUDIO'];
+export const STORAGE_POLICIES: readonly StoragePolicy[] = ['TEMP_UPLOAD', 'TEMP_GENERATION', 'PERMANENT'];
+/** What a client may choose for its own upload (DESIGN.md §5.5); TEMP_GENERATION is the media service's. */
+export const UPLOAD_POLICIES: readonly StoragePolicy[] = ['TEMP_UPLOAD', 'PERMANENT'];
+
+/**
+ * Claim check (docs/decisions.md): bytes never cross NATS. The writer of an object first asks for
+ * an upload slot, which records the intent before any byte is written, then streams the object to
+ * the blob store under the slot's key, then completes (or aborts) the slot with what it wrote.
+ */
+export class BeginUploadRequest {
+  @PrincipalField()
+  principal!: Principal;
+}
+
+export interface UploadSlot {
+  fileId: string;
+  objectKey: string;
+  /** The most the object may hold: the upload limit or what is left of the organization's quota. */
+  maxBytes: number;
+  /** Which of the two bounds maxBytes is, for the 413 a longer object gets. */
+  limitedBy: 'file_size' | 'quota';
+}
+
+export class CompleteUploadRequest {
+  @PrincipalField()
+  principal!: Principal;
+
+  @IsUUID()
+  fileId!: string;
+
+  @IsIn(STORED_FILE_TYPES)
+  fileType!: StoredFileType;
+
+  @IsString()
+  @Matches(/^[a-z]+\/[\w.+-]+$/)
+  mimeType!: string;
+
+  @IsIn(['USER_UPLOAD', 'AI_GENERATION'])
+  source!: StoredFileSource;
+
+  @IsIn(STORAGE_POLICIES)
+  storagePolicy!: StoragePolicy;
+
+  @ValidateIf((_request, value) => value !== null)
+  @IsString()
+  @MaxLength(128)
+  externalUserId!: string | null;
+
+  /** What the writer counted; the service checks it against the stored object. */
+  @IsInt()
+  @Min(0)
+  size!: number;
+}
+
+export class AbortUploadRequest {
+  @PrincipalField()
+  principal!: Principal;
+
+  @IsUUID()
+  fileId!: string;
+}
+
 export const StorageContracts = {
+  beginUpload: rpc<BeginUploadRequest, UploadSlot>('storage.v1.begin-upload', BeginUploadRequest),
+  completeUpload: rpc<CompleteUploadRequest, StoredFile>('storage.v1.complete-upload', CompleteUploadRequest),
+  abortUpload: rpc<AbortUploadRequest, { success: true }>('storage.v1.abort-upload', AbortUploadRequest),
   stats: rpc<GetStorageStatsRequest, StorageStats>('storage.v1.stats', GetStorageStatsRequest),
   listFiles: rpc<ListStoredFilesRequest, StoredFilePage>('storage.v1.list-files', ListStoredFilesRequest),
   deleteFile: rpc<DeleteStoredFileRequest, { success: true }>(

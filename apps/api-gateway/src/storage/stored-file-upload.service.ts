@@ -1,0 +1,189 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { plainToInstance } from 'class-transformer';
+import { validateSync } from 'class-validator';
+import busboy from 'busboy';
+import {
+  DomainError,
+  type Principal,
+  StorageContracts,
+  storageQuotaExceeded,
+  type StoredFile,
+  storedFileTooLarge,
+  type UploadSlot,
+} from '@gw/contracts';
+import {
+  type DetectedMedia,
+  detectStoredMedia,
+  MEDIA_SIGNATURE_BYTES,
+  UploadStoredFileFieldsDto,
+} from '@gw/dto';
+import { RpcClient, validationErrorToDomainError } from '@gw/platform';
+import { BLOB_STORE, type BlobStore } from '@gw/platform/blobs';
+import type { Request } from 'express';
+import { PassThrough, type Readable, Transform } from 'node:stream';
+import { findJsonHazard } from '../http/json-hazards';
+
+/** What was written before the form's other fields are known. */
+interface WrittenObject {
+  slot: UploadSlot;
+  media: DetectedMedia;
+  size: number;
+}
+
+/**
+ * Streams the multipart `file` of POST /v1/storage/files straight into the blob store: its first
+ * bytes decide the type (refused before anything is recorded), the storage service hands out the
+ * key (an intent recorded before the object), bytes are counted against the slot's bound as they
+ * pass, and only key, size and type go to the storage service (claim check). The file is never
+ * held whole: at most one chunk here, one part in the S3 store.
+ */
+@Injectable()
+export class StoredFileUploadService {
+  private readonly logger = new Logger('StoredFileUpload');
+
+  constructor(
+    private readonly rpc: RpcClient,
+    @Inject(BLOB_STORE) private readonly blobs: BlobStore,
+  ) {}
+
+  async upload(principal: Principal, request: Request): Promise<StoredFile> {
+    const fields: Record<string, string> = {};
+    // Set inside busboy's callback, so held in an object the compiler does not narrow to null.
+    const upload: { written: Promise<WrittenObject> | null } = { written: null };
+    const parsed = new Promise<void>((resolve, reject) => {
+      let form: busboy.Busboy;
+      try {
+        form = busboy({
+          headers: request.headers,
+          limits: { files: 1, fields: 8, fieldSize: 4096, parts: 10 },
+        });
+      } catch (err) {
+        return reject(new DomainError('invalid_request', (err as Error).message, 'file'));
+      }
+      form.on('field', (name, value) => (fields[name] = value));
+      form.on('file', (name, stream) => {
+        if (name !== 'file' || upload.written) {
+          stream.resume();
+          return;
+        }
+        const written = this.write(principal, stream);
+        upload.written = written;
+        // Refused early (type, size): stop reading, the answer goes out at once.
+        written.catch((err: unknown) => reject(err as Error));
+      });
+      form.once('close', resolve);
+      form.once('error', (err: Error) => reject(new DomainError('invalid_request', err.message, 'file')));
+      request.pipe(form);
+    });
+    try {
+      await parsed;
+    } catch (err) {
+      request.unpipe();
+      await upload.written?.then(
+        (object) => this.abort(principal, object.slot),
+        () => undefined,
+      );
+      throw err;
+    }
+    if (!upload.written)
+      throw new DomainError('invalid_request', 'file is required: a multipart upload named file', 'file');
+    const object = await upload.written;
+    try {
+      const params = this.fieldsOf(fields);
+      return await this.rpc.request(StorageContracts.completeUpload, {
+        principal,
+        fileId: object.slot.fileId,
+        fileType: object.media.fileType,
+        mimeType: object.media.mimeType,
+        source: 'USER_UPLOAD',
+        storagePolicy: params.storagePolicy,
+        externalUserId: params.externalUserId ?? null,
+        size: object.size,
+      });
+    } catch (err) {
+      await this.abort(principal, object.slot);
+      throw err;
+    }
+  }
+
+  private fieldsOf(fields: Record<string, string>): UploadStoredFileFieldsDto {
+    const hazard = findJsonHazard(fields);
+    if (hazard) throw new DomainError('invalid_request', hazard.message, hazard.path || null);
+    const params = plainToInstance(UploadStoredFileFieldsDto, fields);
+    const errors = validateSync(params, { whitelist: true, forbidNonWhitelisted: true });
+    if (errors.length > 0) throw validationErrorToDomainError(errors);
+    return params;
+  }
+
+  private async write(principal: Principal, stream: Readable): Promise<WrittenObject> {
+    const { head, body } = await peek(stream, MEDIA_SIGNATURE_BYTES);
+    const media = detectStoredMedia(head);
+    if (!media)
+      throw new DomainError(
+        'unsupported_media_type',
+        'The file is not an image, video or audio in a supported format (PNG, JPEG, GIF, WebP, MP4, QuickTime, WebM, AVI, WAV, MP3, FLAC, OGG, M4A)',
+        'file',
+      );
+    const slot = await this.rpc.request(StorageContracts.beginUpload, { principal });
+    let size = 0;
+    const counted = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        size += chunk.length;
+        if (size <= slot.maxBytes) return done(null, chunk);
+        done(slot.limitedBy === 'quota' ? storageQuotaExceeded() : storedFileTooLarge(slot.maxBytes));
+      },
+    });
+    body.once('error', (err) => counted.destroy(err));
+    try {
+      await this.blobs.put(slot.objectKey, body.pipe(counted), media.mimeType);
+    } catch (err) {
+      await this.abort(principal, slot);
+      throw err instanceof DomainError
+        ? err
+        : new DomainError('invalid_request', 'The upload was cut off', 'file');
+    }
+    return { slot, media, size };
+  }
+
+  /** Removes what an upload left; what cannot be removed now the storage sweeper removes later. */
+  private async abort(principal: Principal, slot: UploadSlot): Promise<void> {
+    await this.blobs.delete(slot.objectKey).catch(() => undefined);
+    await this.rpc
+      .request(StorageContracts.abortUpload, { principal, fileId: slot.fileId })
+      .catch((err: unknown) =>
+        this.logger.warn(`Upload ${slot.fileId} left for the sweeper: ${(err as Error).message}`),
+      );
+  }
+}
+
+/** The first `bytes` of a stream (fewer if it is shorter), and a stream of all of it. */
+function peek(stream: Readable, bytes: number): Promise<{ head: Buffer; body: Readable }> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let length = 0;
+    const finish = (ended: boolean) => {
+      stream.off('data', onData);
+      stream.off('end', onEnd);
+      stream.off('error', reject);
+      stream.pause();
+      const head = Buffer.concat(chunks);
+      const body = new PassThrough();
+      body.write(head);
+      if (ended) body.end();
+      else {
+        stream.once('error', (err) => body.destroy(err));
+        stream.pipe(body);
+      }
+      resolve({ head: head.subarray(0, bytes), body });
+    };
+    const onData = (chunk: Buffer) => {
+      chunks.push(chunk);
+      length += chunk.length;
+      if (length >= bytes) finish(false);
+    };
+    const onEnd = () => finish(true);
+    stream.on('data', onData);
+    stream.once('end', onEnd);
+    stream.once('error', reject);
+  });
+}

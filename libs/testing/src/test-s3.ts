@@ -1,0 +1,62 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from './free-port';
+
+/** The part of s3rver's API the tests use (the package ships no types). */
+interface S3rverServer {
+  run(): Promise<unknown>;
+  close(): Promise<void>;
+}
+type S3rverConstructor = new (options: {
+  address: string;
+  port: number;
+  silent: boolean;
+  directory: string;
+  configureBuckets: Array<{ name: string }>;
+}) => S3rverServer;
+
+export interface TestS3 {
+  endpoint: string;
+  bucket: string;
+  /** The blob-store variables of an app that should use this server. */
+  env: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+/**
+ * A real S3-compatible server (s3rver) on a free port with one bucket, for one test file; its data
+ * lives in a temporary directory removed at stop.
+ */
+export async function startTestS3(bucket = 'gateway-test-files'): Promise<TestS3> {
+  const S3rver = createRequire(__filename)('s3rver') as S3rverConstructor;
+  const port = await freePort();
+  const directory = mkdtempSync(join(tmpdir(), 'gw-s3-'));
+  const server = new S3rver({
+    address: '127.0.0.1',
+    port,
+    silent: true,
+    directory,
+    configureBuckets: [{ name: bucket }],
+  });
+  await server.run();
+  const endpoint = `http://127.0.0.1:${port}`;
+  return {
+    endpoint,
+    bucket,
+    env: {
+      BLOB_STORE: 's3',
+      S3_ENDPOINT: endpoint,
+      S3_REGION: 'us-east-1',
+      S3_BUCKET: bucket,
+      S3_ACCESS_KEY_ID: 'S3RVER',
+      S3_SECRET_ACCESS_KEY: 'S3RVER',
+      S3_FORCE_PATH_STYLE: 'true',
+    },
+    stop: async () => {
+      await server.close();
+      rmSync(directory, { recursive: true, force: true });
+    },
+  };
+}
