@@ -22,3 +22,4 @@ export * from './validation/message-validation.pipe';
 export * from './rate-limit';
 export * from './scheduling/periodic-task';
 export * from './transport/heartbeats';
+export * from './scheduling/group-commit';
