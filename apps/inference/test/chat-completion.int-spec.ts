@@ -200,6 +200,43 @@ describe('inference chat completions over NATS, Postgres and mock-upstream', () 
     expect(outbox[0].published_at).not.toBeNull();
   });
 
+  it('stores every one of many generations finishing at once with its attempts, and marks each published', async () => {
+    // They finish while one another's commits are in flight, so the recorder stores them in shared batches.
+    const results = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        app.rpc.request(
+          InferenceContracts.chatCompletion,
+          chat({ model: 'demo/chat', messages: user(`batch ${i}`) }),
+          { timeoutMs: 60_000 },
+        ),
+      ),
+    );
+    const ids = results.map((r) => r.id);
+    const ds = new DataSource({ type: 'postgres', url: app.db.url });
+    await ds.initialize();
+    try {
+      const attempts: Array<{ generation_id: string; n: string }> = await ds.query(
+        `SELECT generation_id, count(*) AS n FROM inference.request_attempts WHERE generation_id = ANY($1) GROUP BY 1`,
+        [ids],
+      );
+      expect(attempts).toHaveLength(ids.length);
+      expect(attempts.every((a) => Number(a.n) === 1)).toBe(true);
+      await expectEventually(async () => {
+        const unpublished = await ds.query(
+          `SELECT message_id FROM inference.event_outbox WHERE message_id = ANY($1) AND published_at IS NULL`,
+          [ids],
+        );
+        const stored = await ds.query(
+          `SELECT count(*) AS n FROM inference.event_outbox WHERE message_id = ANY($1)`,
+          [ids],
+        );
+        expect({ stored: Number(stored[0].n), unpublished }).toEqual({ stored: ids.length, unpublished: [] });
+      });
+    } finally {
+      await ds.destroy();
+    }
+  });
+
   it('falls back in a stream before any output', async () => {
     const chunks = await lastValueFrom(
       app.rpc

@@ -1,24 +1,34 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { BillingEvents, GenerationFinishedEvent } from '@gw/contracts';
-import { DurableEvents } from '@gw/platform';
-import { GenerationOutboxRepository } from './generation-outbox.repository';
+import { DurableEvents, groupCommit, type MicroBatcher } from '@gw/platform';
+import {
+  type FinishedGeneration,
+  GenerationOutboxRepository,
+  type PublishedMessage,
+} from './generation-outbox.repository';
 import type { NewAttempt } from './paid-generation-tables';
 
 /**
  * Makes a finished generation durable: the event and its attempts are committed first, then
  * published; a publish that fails is left to the OutboxRelay, so the event is never lost. The
  * publish runs after the caller has its answer: once committed the event is safe, and the client
- * need not wait for billing to settle it.
+ * need not wait for billing to settle it. Both writes are group commits: the generations that finish
+ * while one commit is in flight are stored together by the next, and so are the published marks.
  */
 @Injectable()
 export class GenerationRecorder implements OnApplicationShutdown {
   private readonly logger = new Logger('GenerationRecorder');
   private readonly publishing = new Set<Promise<boolean>>();
+  private readonly saving: MicroBatcher<FinishedGeneration, void>;
+  private readonly marking: MicroBatcher<PublishedMessage, void>;
 
   constructor(
     private readonly outbox: GenerationOutboxRepository,
     private readonly events: DurableEvents,
-  ) {}
+  ) {
+    this.saving = groupCommit((generations) => this.outbox.saveFinished(generations));
+    this.marking = groupCommit((messages) => this.outbox.markPublished(messages));
+  }
 
   async finished(event: GenerationFinishedEvent, attempts: NewAttempt[]): Promise<void> {
     const message = {
@@ -27,7 +37,12 @@ export class GenerationRecorder implements OnApplicationShutdown {
       payload: event,
     };
     try {
-      await this.outbox.saveFinished(event.organizationId, event.generationId, attempts, message);
+      await this.saving.submit({
+        organizationId: event.organizationId,
+        generationId: event.generationId,
+        attempts,
+        event: message,
+      });
     } catch (err) {
       // Without the database the outbox cannot hold the event: publishing it directly is the best left.
       this.logger.error(
@@ -49,7 +64,7 @@ export class GenerationRecorder implements OnApplicationShutdown {
   async publish(organizationId: string, messageId: string, event: GenerationFinishedEvent): Promise<boolean> {
     try {
       await this.events.publish(BillingEvents.generationFinished, event, messageId);
-      await this.outbox.markPublished(organizationId, messageId);
+      await this.marking.submit({ organizationId, messageId });
       return true;
     } catch (err) {
       this.logger.warn(`Event ${messageId} not published yet, the relay retries: ${(err as Error).message}`);

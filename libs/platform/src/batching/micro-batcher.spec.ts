@@ -1,4 +1,4 @@
-import { type BatchOutcome, MicroBatcher } from './micro-batcher';
+import { type BatchOutcome, groupCommit, MicroBatcher } from './micro-batcher';
 
 /** A run that records each batch it gets and can be held open until the test releases it. */
 function recordingRun(
@@ -70,7 +70,7 @@ describe('MicroBatcher', () => {
     const recorder = recordingRun((item) =>
       item === 2 ? { ok: false, error: new Error('refused') } : { ok: true, value: `r${item}` },
     );
-    const batcher = new MicroBatcher({ maxItems: 3, maxWaitMs: 0, maxInFlight: 1, run: recorder.run });
+    const batcher = new MicroBatcher({ maxItems: 3, maxWaitMs: 1, maxInFlight: 1, run: recorder.run });
     const answers = await Promise.allSettled([1, 2, 3].map((item) => batcher.submit(item)));
     expect(answers).toEqual([
       { status: 'fulfilled', value: 'r1' },
@@ -84,7 +84,7 @@ describe('MicroBatcher', () => {
     const batches: number[][] = [];
     const batcher = new MicroBatcher<number, string>({
       maxItems: 3,
-      maxWaitMs: 0,
+      maxWaitMs: 1,
       maxInFlight: 1,
       run: async (items) => {
         batches.push([...items]);
@@ -118,5 +118,25 @@ describe('MicroBatcher', () => {
     await batcher.drain();
     expect(recorder.batches).toEqual([[1, 2]]);
     await expect(Promise.all(answers)).resolves.toEqual(['r1', 'r2']);
+  });
+});
+
+describe('groupCommit', () => {
+  it('writes the first item at once and the items that arrive meanwhile as one batch', async () => {
+    const batches: number[][] = [];
+    const gates: (() => void)[] = [];
+    const group = groupCommit(async (items: readonly number[]) => {
+      batches.push([...items]);
+      await new Promise<void>((release) => gates.push(release));
+    });
+    const first = group.submit(1);
+    const later = [group.submit(2), group.submit(3), group.submit(4)];
+    expect(batches).toEqual([[1]]);
+    gates.shift()?.();
+    await first;
+    while (gates.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    gates.shift()?.();
+    await Promise.all(later);
+    expect(batches).toEqual([[1], [2, 3, 4]]);
   });
 });

@@ -4,7 +4,11 @@ export type BatchOutcome<Result> = { ok: true; value: Result } | { ok: false; er
 export interface MicroBatcherOptions<Item, Result> {
   /** A batch starts as soon as this many items wait. */
   maxItems: number;
-  /** Or this long after the first waiting item arrived, whichever comes first. */
+  /**
+   * Or this long after the first waiting item arrived, whichever comes first. 0 starts a batch at
+   * once when a slot is free (a plain group commit: an idle system adds no wait, a busy one batches
+   * what arrives while its slots are busy).
+   */
   maxWaitMs: number;
   /** Batches that may run at the same time; items wait while all are busy. */
   maxInFlight: number;
@@ -47,7 +51,8 @@ export class MicroBatcher<Item, Result> {
   submit(item: Item): Promise<Result> {
     return new Promise<Result>((resolve, reject) => {
       this.waiting.push({ item, resolve, reject });
-      if (this.waiting.length === 1 && this.timer === null) {
+      if (this.options.maxWaitMs === 0) this.due = true;
+      else if (this.waiting.length === 1 && this.timer === null) {
         this.timer = setTimeout(() => {
           this.timer = null;
           this.due = true;
@@ -117,4 +122,23 @@ export class MicroBatcher<Item, Result> {
     }
     return outcomes;
   }
+}
+
+/**
+ * A group commit for writes that callers await one by one: the first write starts at once, and the
+ * items that arrive while it is in flight are written together by the next.
+ */
+export function groupCommit<Item>(
+  write: (items: readonly Item[]) => Promise<void>,
+  maxItems = 500,
+): MicroBatcher<Item, void> {
+  return new MicroBatcher<Item, void>({
+    maxItems,
+    maxWaitMs: 0,
+    maxInFlight: 1,
+    run: async (items) => {
+      await write(items);
+      return items.map(() => ({ ok: true, value: undefined }));
+    },
+  });
 }

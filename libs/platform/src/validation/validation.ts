@@ -1,6 +1,7 @@
 import { type ValidationError, ValidationPipe } from '@nestjs/common';
 import { DomainError } from '@gw/contracts';
 import { firstValidationProblem } from '@gw/dto';
+import { memoizeValidationMetadata } from './validation-metadata-cache';
 
 /**
  * The one validation pipe, at the HTTP edge and at every NATS handler: unknown fields are refused,
@@ -9,6 +10,7 @@ import { firstValidationProblem } from '@gw/dto';
  * producer during a rolling upgrade must still be settled, not dropped for a field it added.
  */
 export function createValidationPipe(unknownFields: 'refuse' | 'strip' = 'refuse'): ValidationPipe {
+  memoizeValidationMetadata();
   return new ValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: unknownFields === 'refuse',
