@@ -43,7 +43,7 @@ export class GenerationOutboxRepository {
    * without the other; several generations (a group commit) go in one statement, which is atomic on
    * its own and costs one round trip and one WAL flush for all of them.
    */
-  async saveFinished(generations: FinishedGeneration[]): Promise<void> {
+  async saveFinished(generations: readonly FinishedGeneration[]): Promise<void> {
     await this.dataSource.query(
       `WITH "finished" AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb) AS f(
@@ -81,7 +81,7 @@ export class GenerationOutboxRepository {
    * lost in a crash only makes the relay publish that event again, which JetStream and billing
    * both deduplicate by its id.
    */
-  async markPublished(messages: PublishedMessage[]): Promise<void> {
+  async markPublished(messages: readonly PublishedMessage[]): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
       await manager.query(`SET LOCAL synchronous_commit = off`);
       await manager.query(
