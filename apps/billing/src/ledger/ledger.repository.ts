@@ -214,7 +214,8 @@ export class LedgerRepository {
   }
 }
 
-class TypeOrmLedgerTransaction implements LedgerTransaction {
+/** Exported so that a repository of its own can run the ledger's statements in its transactions. */
+export class TypeOrmLedgerTransaction implements LedgerTransaction {
   constructor(private readonly manager: EntityManager) {}
 
   async lockAccount(organizationId: string): Promise<Decimal> {

@@ -2,6 +2,7 @@ import { BeforeApplicationShutdown, Injectable, OnApplicationBootstrap } from '@
 import { BillingEvents } from '@gw/contracts';
 import { DurableEvents, DurableSubscription } from '@gw/platform';
 import { SettlementService } from './settlement.service';
+import { UndeliveredGenerationService } from './undelivered-generation.service';
 
 /** One durable consumer shared by every billing replica: each event is settled by one of them. */
 export const SETTLEMENT_CONSUMER = 'billing-settlement';
@@ -13,6 +14,7 @@ export class SettlementConsumer implements OnApplicationBootstrap, BeforeApplica
   constructor(
     private readonly events: DurableEvents,
     private readonly settlement: SettlementService,
+    private readonly undelivered: UndeliveredGenerationService,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -21,6 +23,8 @@ export class SettlementConsumer implements OnApplicationBootstrap, BeforeApplica
       SETTLEMENT_CONSUMER,
       async (event) => {
         await this.settlement.settle(event);
+        // Also on a duplicate: a crash between the two must not leave an undelivered generation charged.
+        await this.undelivered.afterSettlement(event.organizationId, event.generationId);
       },
     );
   }
