@@ -1,9 +1,11 @@
-import type { RpcContract, StreamContract } from '@gw/contracts';
-import type { RpcClient } from '@gw/platform';
+import type { Principal, RpcContract, StreamContract } from '@gw/contracts';
+import { type RpcClient, UnansweredCallError } from '@gw/platform';
 import type { Response } from 'express';
+import { tap } from 'rxjs';
 import { cancelGeneration, cancelWhenAbandoned, newGenerationId } from './generation-cancellation';
 import type { EventFraming } from './server-sent-events';
 import { relayServerSentEvents } from './server-sent-events';
+import type { UndeliveredGenerations } from './undelivered-generations';
 
 /** A completion may take minutes; the NATS call must outlast the service's own upstream timeout. */
 export const GENERATION_RPC_TIMEOUT_MS = 600_000;
@@ -21,29 +23,57 @@ export interface GenerationRoute<Message extends object, Answer, Event> {
   framing: EventFraming<Event>;
 }
 
+/** What the gateway calls a generation with, and whom it tells when it could not deliver one. */
+export interface GenerationCalls {
+  rpc: RpcClient;
+  undelivered: UndeliveredGenerations;
+}
+
 /**
  * Runs a generation for an HTTP client: streamed as Server-Sent Events, or answered as JSON once
- * it is done. Either way a client that leaves before the end cancels it.
+ * it is done. Either way a client that leaves before the end cancels it (and pays for what was
+ * produced); a call that the service or the bus left unanswered is cancelled and reported
+ * undelivered, so that the client, who got a 503 instead of the answer, is not charged for it.
  */
-export async function serveGeneration<Message extends object, Answer, Event>(
-  rpc: RpcClient,
+export async function serveGeneration<Message extends { principal: Principal }, Answer, Event>(
+  calls: GenerationCalls,
   response: Response,
   route: GenerationRoute<Message, Answer, Event>,
   streamed: boolean,
   message: (generationId: string) => Message,
 ): Promise<void> {
+  const { rpc, undelivered } = calls;
   const generationId = newGenerationId();
+  const payload = message(generationId);
   const cancel = () => cancelGeneration(rpc, generationId);
-  if (streamed) {
-    const events = rpc.stream(route.events, message(generationId), {
-      idleTimeoutMs: GENERATION_IDLE_TIMEOUT_MS,
+  let clientLeft = false;
+  response.on('close', () => (clientLeft ||= !response.writableEnded));
+  const unanswered = (err: unknown) => {
+    // A client that left first cancelled the generation itself, and is billed for what was produced.
+    if (!(err instanceof UnansweredCallError) || clientLeft) return;
+    cancel();
+    undelivered.report({
+      generationId,
+      organizationId: payload.principal.organizationId,
+      reason: err.message,
     });
+  };
+  if (streamed) {
+    const events = rpc
+      .stream(route.events, payload, { idleTimeoutMs: GENERATION_IDLE_TIMEOUT_MS })
+      .pipe(tap({ error: unanswered }));
     return relayServerSentEvents(events, response, route.framing, cancel);
   }
   cancelWhenAbandoned(response, cancel);
-  const answer = await rpc.request(route.answer, message(generationId), {
-    timeoutMs: GENERATION_RPC_TIMEOUT_MS,
-    idleTimeoutMs: GENERATION_IDLE_TIMEOUT_MS,
-  });
+  let answer: Answer;
+  try {
+    answer = await rpc.request(route.answer, payload, {
+      timeoutMs: GENERATION_RPC_TIMEOUT_MS,
+      idleTimeoutMs: GENERATION_IDLE_TIMEOUT_MS,
+    });
+  } catch (err) {
+    unanswered(err);
+    throw err;
+  }
   if (!response.writableEnded && !response.destroyed) response.status(200).json(answer);
 }
