@@ -29,45 +29,45 @@ export interface GenerationCalls {
   undelivered: UndeliveredGenerations;
 }
 
+/** Every generation message names its caller and carries the id the gateway chose for it. */
+interface GenerationMessage {
+  principal: Principal;
+  generationId?: string;
+}
+
 /**
- * Runs a generation for an HTTP client: streamed as Server-Sent Events, or answered as JSON once
- * it is done. Either way a client that leaves before the end cancels it (and pays for what was
- * produced); a call that the service or the bus left unanswered is cancelled and reported
- * undelivered, so that the client, who got a 503 instead of the answer, is not charged for it.
+ * What to do when a generation's call fails: a call the service or the bus left unanswered is
+ * cancelled and reported undelivered, so that the client, who got a 503 instead of the answer, is
+ * not charged. A client that left first cancelled the generation itself and pays for what was produced.
  */
-export async function serveGeneration<Message extends { principal: Principal }, Answer, Event>(
-  calls: GenerationCalls,
-  response: Response,
-  route: GenerationRoute<Message, Answer, Event>,
-  streamed: boolean,
-  message: (generationId: string) => Message,
-): Promise<void> {
-  const { rpc, undelivered } = calls;
-  const generationId = newGenerationId();
-  const payload = message(generationId);
-  const cancel = () => cancelGeneration(rpc, generationId);
+function onceUnanswered(calls: GenerationCalls, response: Response, payload: GenerationMessage) {
   let clientLeft = false;
   response.on('close', () => (clientLeft ||= !response.writableEnded));
-  const unanswered = (err: unknown) => {
-    // A client that left first cancelled the generation itself, and is billed for what was produced.
-    if (!(err instanceof UnansweredCallError) || clientLeft) return;
-    cancel();
-    undelivered.report({
+  return (err: unknown): void => {
+    const generationId = payload.generationId;
+    if (!(err instanceof UnansweredCallError) || clientLeft || generationId === undefined) return;
+    cancelGeneration(calls.rpc, generationId);
+    calls.undelivered.report({
       generationId,
       organizationId: payload.principal.organizationId,
       reason: err.message,
     });
   };
-  if (streamed) {
-    const events = rpc
-      .stream(route.events, payload, { idleTimeoutMs: GENERATION_IDLE_TIMEOUT_MS })
-      .pipe(tap({ error: unanswered }));
-    return relayServerSentEvents(events, response, route.framing, cancel);
-  }
-  cancelWhenAbandoned(response, cancel);
-  let answer: Answer;
+}
+
+/**
+ * One plain generation call (chat, embeddings, transcriptions), bounded by the whole-call timeout
+ * and by the idle timeout on its heartbeats; an unanswered call is reported undelivered.
+ */
+export async function requestGeneration<Message extends GenerationMessage, Answer>(
+  calls: GenerationCalls,
+  response: Response,
+  contract: RpcContract<Message, Answer>,
+  payload: Message,
+): Promise<Answer> {
+  const unanswered = onceUnanswered(calls, response, payload);
   try {
-    answer = await rpc.request(route.answer, payload, {
+    return await calls.rpc.request(contract, payload, {
       timeoutMs: GENERATION_RPC_TIMEOUT_MS,
       idleTimeoutMs: GENERATION_IDLE_TIMEOUT_MS,
     });
@@ -75,5 +75,30 @@ export async function serveGeneration<Message extends { principal: Principal }, 
     unanswered(err);
     throw err;
   }
+}
+
+/**
+ * Runs a generation for an HTTP client: streamed as Server-Sent Events, or answered as JSON once
+ * it is done. Either way a client that leaves before the end cancels it, and a call left
+ * unanswered is reported undelivered.
+ */
+export async function serveGeneration<Message extends GenerationMessage, Answer, Event>(
+  calls: GenerationCalls,
+  response: Response,
+  route: GenerationRoute<Message, Answer, Event>,
+  streamed: boolean,
+  message: (generationId: string) => Message,
+): Promise<void> {
+  const generationId = newGenerationId();
+  const payload = message(generationId);
+  const cancel = () => cancelGeneration(calls.rpc, generationId);
+  if (streamed) {
+    const events = calls.rpc
+      .stream(route.events, payload, { idleTimeoutMs: GENERATION_IDLE_TIMEOUT_MS })
+      .pipe(tap({ error: onceUnanswered(calls, response, payload) }));
+    return relayServerSentEvents(events, response, route.framing, cancel);
+  }
+  cancelWhenAbandoned(response, cancel);
+  const answer = await requestGeneration(calls, response, route.answer, payload);
   if (!response.writableEnded && !response.destroyed) response.status(200).json(answer);
 }
