@@ -184,6 +184,29 @@ describe('billing: generations the gateway could not deliver', () => {
     expect(await spentTotal(org, key)).toEqual({ spent: '0.00000000', held: '0.00000000' });
   }, 30_000);
 
+  it('leaves a generation that failed at no cost with its own reason, and marks one cancelled at no cost', async () => {
+    const org = randomUUID();
+    await app.credit(org, '10');
+    const upstreamError = { code: 'BAD_GATEWAY', message: 'The provider failed' };
+    const failed = generationFinishedEvent(org, { status: 'failed', cost: '0', error: upstreamError });
+    const cancelled = generationFinishedEvent(org, { status: 'cancelled', cost: '0', isCancelled: true });
+    await app.publish(failed);
+    await app.publish(cancelled);
+    await expectEventually(async () => expect(await history(cancelled.generationId)).toBeDefined());
+
+    const service = app.services[0].get(UndeliveredGenerationService);
+    await expect(service.report(undelivered(org, failed.generationId))).resolves.toBe('unchanged');
+    await expect(service.report(undelivered(org, cancelled.generationId))).resolves.toBe('not-charged');
+
+    expect(await history(failed.generationId)).toMatchObject({ status: 'failed', error: upstreamError });
+    expect(await history(cancelled.generationId)).toMatchObject({
+      status: 'failed',
+      client_cost: '0.00000000',
+      error: failedUndelivered.error,
+    });
+    expect(await app.balance(org)).toBe('10.00000000');
+  });
+
   it('leaves a delivered generation charged', async () => {
     const org = randomUUID();
     await app.credit(org, '10');

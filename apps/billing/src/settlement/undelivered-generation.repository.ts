@@ -2,11 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Decimal } from 'decimal.js';
 import { DataSource, EntityManager } from 'typeorm';
-import type { GenerationError } from '@gw/contracts';
+import type { GenerationError, HistoryListStatus } from '@gw/contracts';
 import { LedgerTransaction, TypeOrmLedgerTransaction } from '../ledger/ledger.repository';
 
 /** What a refund needs to know of a recorded generation. */
 export interface RecordedCharge {
+  listStatus: HistoryListStatus;
   clientCost: Decimal;
   apiKeyId: string | null;
   createdAt: Date;
@@ -68,15 +69,21 @@ class TypeOrmUndeliveredTransaction implements UndeliveredTransaction {
   }
 
   async lockGeneration(organizationId: string, generationId: string): Promise<RecordedCharge | null> {
-    const rows: { client_cost: string; api_key_id: string | null; created_at: Date; code: string | null }[] =
-      await this.manager.query(
-        `SELECT "client_cost", "api_key_id", "created_at", "error"->>'code' AS "code" FROM "billing"."generations"
-          WHERE "organization_id" = $1 AND "id" = $2 FOR UPDATE`,
-        [organizationId, generationId],
-      );
+    const rows: {
+      list_status: HistoryListStatus;
+      client_cost: string;
+      api_key_id: string | null;
+      created_at: Date;
+      code: string | null;
+    }[] = await this.manager.query(
+      `SELECT "list_status", "client_cost", "api_key_id", "created_at", "error"->>'code' AS "code"
+         FROM "billing"."generations" WHERE "organization_id" = $1 AND "id" = $2 FOR UPDATE`,
+      [organizationId, generationId],
+    );
     const row = rows[0];
     if (!row) return null;
     return {
+      listStatus: row.list_status,
       clientCost: new Decimal(row.client_cost),
       apiKeyId: row.api_key_id,
       createdAt: row.created_at,

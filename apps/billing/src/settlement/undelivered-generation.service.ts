@@ -15,7 +15,7 @@ import {
 /**
  * What became of an undelivered generation: `refunded` (its charge given back), `not-charged`
  * (recorded failed, nothing to give back), `awaiting-outcome` (not settled yet: it will be when its
- * outcome arrives), `unchanged` (done before, or never reported).
+ * outcome arrives), `unchanged` (done before, never reported, or already failed at no cost).
  */
 export type UndeliveredOutcome = 'refunded' | 'not-charged' | 'awaiting-outcome' | 'unchanged';
 
@@ -76,6 +76,9 @@ export class UndeliveredGenerationService {
     const recorded = await undelivered.lockGeneration(organizationId, generationId);
     if (!recorded) return 'awaiting-outcome';
     if (recorded.errorCode === GENERATION_UNDELIVERED_ERROR_CODE) return 'unchanged';
+    // A failed generation that cost nothing keeps its own, closer reason (its hold expired, the provider failed).
+    const failedFree = recorded.listStatus === 'failed' && !recorded.clientCost.greaterThan(0);
+    if (failedFree && recorded.errorCode !== null) return 'unchanged';
     const error = undeliveredError(report.reason);
     await undelivered.markUndelivered(organizationId, generationId, error);
     const refund = recorded.clientCost;
