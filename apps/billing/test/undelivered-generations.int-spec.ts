@@ -48,10 +48,10 @@ describe('billing: generations the gateway could not deliver', () => {
     )[0] as
       { status: string; list_status: string; cost: string; client_cost: string; error: unknown } | undefined;
   const entries = async (generationId: string) =>
-    (await app.sql.query(
+    app.sql.query<{ kind: string; amount: string; reason: string | null }[]>(
       `SELECT kind, amount, reason FROM billing.ledger_entries WHERE generation_id = $1 ORDER BY created_at`,
       [generationId],
-    )) as { kind: string; amount: string; reason: string | null }[];
+    );
   const spentTotal = async (organizationId: string, apiKeyId: string) =>
     (
       await app.sql.query(
