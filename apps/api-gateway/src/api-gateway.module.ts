@@ -15,6 +15,7 @@ import { GatewayAuthModule } from './auth/gateway-auth.module';
 import { GatewayBillingModule } from './billing/gateway-billing.module';
 import { GatewayEmbeddingsModule } from './embeddings/gateway-embeddings.module';
 import { GatewayFormatsModule } from './formats/gateway-formats.module';
+import { UndeliveredGenerations } from './generations/undelivered-generations';
 import { HealthController } from './health/health.controller';
 import { RequestBodyInterceptor } from './http/request-body.interceptor';
 import { answerUnknownRoutesWithEnvelope, configureRequestParsing } from './http/request-parsing';
@@ -60,8 +61,9 @@ export class ApiGatewayModule {
       providers: [
         { provide: API_GATEWAY_ENV, useValue: options.env },
         { provide: APP_INTERCEPTOR, useClass: RequestBodyInterceptor },
+        UndeliveredGenerations,
       ],
-      exports: [API_GATEWAY_ENV],
+      exports: [API_GATEWAY_ENV, UndeliveredGenerations],
     };
   }
 }

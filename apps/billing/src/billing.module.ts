@@ -19,6 +19,9 @@ import { SpendingLimitRepository } from './limits/spending-limit.repository';
 import { SpendingLimitService } from './limits/spending-limit.service';
 import { SettlementConsumer } from './settlement/settlement.consumer';
 import { SettlementService } from './settlement/settlement.service';
+import { UndeliveredGenerationConsumer } from './settlement/undelivered-generation.consumer';
+import { UndeliveredGenerationRepository } from './settlement/undelivered-generation.repository';
+import { UndeliveredGenerationService } from './settlement/undelivered-generation.service';
 
 export { BillingEnv } from './billing.env';
 export { Clock } from './clock';
@@ -50,6 +53,9 @@ export class BillingModule {
         ReservationSweeper,
         SettlementService,
         SettlementConsumer,
+        UndeliveredGenerationRepository,
+        UndeliveredGenerationService,
+        UndeliveredGenerationConsumer,
         HistoryRepository,
         HistoryService,
         SpendingLimitRepository,

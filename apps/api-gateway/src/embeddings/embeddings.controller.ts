@@ -1,19 +1,22 @@
-import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { EmbeddingList, EmbeddingsContracts, Principal } from '@gw/contracts';
 import { EmbeddingListDto, EmbeddingRequestDto } from '@gw/dto';
 import { RpcClient } from '@gw/platform';
+import type { Response } from 'express';
 import { newGenerationId } from '../generations/generation-cancellation';
+import { requestGeneration } from '../generations/serve-generation';
+import { UndeliveredGenerations } from '../generations/undelivered-generations';
 import { Authenticated, CurrentPrincipal } from '../security/authenticated.decorator';
 import { ApiPaidGenerationErrors } from '../docs/paid-generation-errors.decorator';
-
-/** The NATS call must outlast the service's own upstream timeout. */
-const EMBEDDINGS_RPC_TIMEOUT_MS = 600_000;
 
 @ApiTags('embeddings')
 @Controller('v1/embeddings')
 export class EmbeddingsController {
-  constructor(private readonly rpc: RpcClient) {}
+  constructor(
+    private readonly rpc: RpcClient,
+    private readonly undelivered: UndeliveredGenerations,
+  ) {}
 
   @Post()
   @HttpCode(200)
@@ -28,11 +31,13 @@ export class EmbeddingsController {
   create(
     @CurrentPrincipal() principal: Principal,
     @Body() body: EmbeddingRequestDto,
+    @Res({ passthrough: true }) response: Response,
   ): Promise<EmbeddingList> {
-    return this.rpc.request(
+    return requestGeneration(
+      { rpc: this.rpc, undelivered: this.undelivered },
+      response,
       EmbeddingsContracts.create,
       { principal, body, generationId: newGenerationId() },
-      { timeoutMs: EMBEDDINGS_RPC_TIMEOUT_MS },
     );
   }
 }

@@ -23,6 +23,7 @@ import { Authenticated, CurrentPrincipal } from '../security/authenticated.decor
 import { namedEvents } from '../generations/server-sent-events';
 import type { GenerationRoute } from '../generations/serve-generation';
 import { serveGeneration } from '../generations/serve-generation';
+import { UndeliveredGenerations } from '../generations/undelivered-generations';
 import { ApiPaidGenerationErrors } from '../docs/paid-generation-errors.decorator';
 
 /** Anthropic's error event: `{type: 'error', error: {type, message}}`. */
@@ -52,7 +53,10 @@ const MESSAGES: GenerationRoute<FormatRequest, MessagesResponse, NamedServerSent
 @ApiExtraModels(MessagesResponseDto)
 @Controller()
 export class MessagesController {
-  constructor(private readonly rpc: RpcClient) {}
+  constructor(
+    private readonly rpc: RpcClient,
+    private readonly undelivered: UndeliveredGenerations,
+  ) {}
 
   @Post('v1/messages')
   @HttpCode(200)
@@ -122,10 +126,16 @@ export class MessagesController {
     @Body() body: MessagesRequestDto,
     @Res() response: Response,
   ): Promise<void> {
-    return serveGeneration(this.rpc, response, MESSAGES, body.stream === true, (generationId) => ({
-      principal,
-      body,
-      generationId,
-    }));
+    return serveGeneration(
+      { rpc: this.rpc, undelivered: this.undelivered },
+      response,
+      MESSAGES,
+      body.stream === true,
+      (generationId) => ({
+        principal,
+        body,
+        generationId,
+      }),
+    );
   }
 }

@@ -16,6 +16,7 @@ import { Authenticated, CurrentPrincipal } from '../security/authenticated.decor
 import { namedEvents } from '../generations/server-sent-events';
 import type { GenerationRoute } from '../generations/serve-generation';
 import { serveGeneration } from '../generations/serve-generation';
+import { UndeliveredGenerations } from '../generations/undelivered-generations';
 import { ApiPaidGenerationErrors } from '../docs/paid-generation-errors.decorator';
 
 /** The Responses API's own error event; its sequence continues the events already sent. */
@@ -48,7 +49,10 @@ const RESPONSES: GenerationRoute<FormatRequest, ResponsesResponse, NamedServerSe
 @ApiExtraModels(ResponsesResponseDto)
 @Controller()
 export class ResponsesController {
-  constructor(private readonly rpc: RpcClient) {}
+  constructor(
+    private readonly rpc: RpcClient,
+    private readonly undelivered: UndeliveredGenerations,
+  ) {}
 
   @Post('v1/responses')
   @HttpCode(200)
@@ -108,10 +112,16 @@ export class ResponsesController {
     @Body() body: ResponsesRequestDto,
     @Res() response: Response,
   ): Promise<void> {
-    return serveGeneration(this.rpc, response, RESPONSES, body.stream === true, (generationId) => ({
-      principal,
-      body,
-      generationId,
-    }));
+    return serveGeneration(
+      { rpc: this.rpc, undelivered: this.undelivered },
+      response,
+      RESPONSES,
+      body.stream === true,
+      (generationId) => ({
+        principal,
+        body,
+        generationId,
+      }),
+    );
   }
 }

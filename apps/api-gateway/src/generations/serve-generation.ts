@@ -1,9 +1,11 @@
-import type { RpcContract, StreamContract } from '@gw/contracts';
-import type { RpcClient } from '@gw/platform';
+import type { Principal, RpcContract, StreamContract } from '@gw/contracts';
+import { type RpcClient, UnansweredCallError } from '@gw/platform';
 import type { Response } from 'express';
+import { tap } from 'rxjs';
 import { cancelGeneration, cancelWhenAbandoned, newGenerationId } from './generation-cancellation';
 import type { EventFraming } from './server-sent-events';
 import { relayServerSentEvents } from './server-sent-events';
+import type { UndeliveredGenerations } from './undelivered-generations';
 
 /** A completion may take minutes; the NATS call must outlast the service's own upstream timeout. */
 export const GENERATION_RPC_TIMEOUT_MS = 600_000;
@@ -21,29 +23,82 @@ export interface GenerationRoute<Message extends object, Answer, Event> {
   framing: EventFraming<Event>;
 }
 
+/** What the gateway calls a generation with, and whom it tells when it could not deliver one. */
+export interface GenerationCalls {
+  rpc: RpcClient;
+  undelivered: UndeliveredGenerations;
+}
+
+/** Every generation message names its caller and carries the id the gateway chose for it. */
+interface GenerationMessage {
+  principal: Principal;
+  generationId?: string;
+}
+
+/**
+ * What to do when a generation's call fails: a call the service or the bus left unanswered is
+ * cancelled and reported undelivered, so that the client, who got a 503 instead of the answer, is
+ * not charged. A client that left first cancelled the generation itself and pays for what was produced.
+ */
+function onceUnanswered(calls: GenerationCalls, response: Response, payload: GenerationMessage) {
+  let clientLeft = false;
+  response.on('close', () => (clientLeft ||= !response.writableEnded));
+  return (err: unknown): void => {
+    const generationId = payload.generationId;
+    if (!(err instanceof UnansweredCallError) || clientLeft || generationId === undefined) return;
+    cancelGeneration(calls.rpc, generationId);
+    calls.undelivered.report({
+      generationId,
+      organizationId: payload.principal.organizationId,
+      reason: err.message,
+    });
+  };
+}
+
+/**
+ * One plain generation call (chat, embeddings, transcriptions), bounded by the whole-call timeout
+ * and by the idle timeout on its heartbeats; an unanswered call is reported undelivered.
+ */
+export async function requestGeneration<Message extends GenerationMessage, Answer>(
+  calls: GenerationCalls,
+  response: Response,
+  contract: RpcContract<Message, Answer>,
+  payload: Message,
+): Promise<Answer> {
+  const unanswered = onceUnanswered(calls, response, payload);
+  try {
+    return await calls.rpc.request(contract, payload, {
+      timeoutMs: GENERATION_RPC_TIMEOUT_MS,
+      idleTimeoutMs: GENERATION_IDLE_TIMEOUT_MS,
+    });
+  } catch (err) {
+    unanswered(err);
+    throw err;
+  }
+}
+
 /**
  * Runs a generation for an HTTP client: streamed as Server-Sent Events, or answered as JSON once
- * it is done. Either way a client that leaves before the end cancels it.
+ * it is done. Either way a client that leaves before the end cancels it, and a call left
+ * unanswered is reported undelivered.
  */
-export async function serveGeneration<Message extends object, Answer, Event>(
-  rpc: RpcClient,
+export async function serveGeneration<Message extends GenerationMessage, Answer, Event>(
+  calls: GenerationCalls,
   response: Response,
   route: GenerationRoute<Message, Answer, Event>,
   streamed: boolean,
   message: (generationId: string) => Message,
 ): Promise<void> {
   const generationId = newGenerationId();
-  const cancel = () => cancelGeneration(rpc, generationId);
+  const payload = message(generationId);
+  const cancel = () => cancelGeneration(calls.rpc, generationId);
   if (streamed) {
-    const events = rpc.stream(route.events, message(generationId), {
-      idleTimeoutMs: GENERATION_IDLE_TIMEOUT_MS,
-    });
+    const events = calls.rpc
+      .stream(route.events, payload, { idleTimeoutMs: GENERATION_IDLE_TIMEOUT_MS })
+      .pipe(tap({ error: onceUnanswered(calls, response, payload) }));
     return relayServerSentEvents(events, response, route.framing, cancel);
   }
   cancelWhenAbandoned(response, cancel);
-  const answer = await rpc.request(route.answer, message(generationId), {
-    timeoutMs: GENERATION_RPC_TIMEOUT_MS,
-    idleTimeoutMs: GENERATION_IDLE_TIMEOUT_MS,
-  });
+  const answer = await requestGeneration(calls, response, route.answer, payload);
   if (!response.writableEnded && !response.destroyed) response.status(200).json(answer);
 }

@@ -9,6 +9,7 @@ import { Authenticated, CurrentPrincipal } from '../security/authenticated.decor
 import { DATA_EVENTS } from '../generations/server-sent-events';
 import type { GenerationRoute } from '../generations/serve-generation';
 import { serveGeneration } from '../generations/serve-generation';
+import { UndeliveredGenerations } from '../generations/undelivered-generations';
 import { ApiPaidGenerationErrors } from '../docs/paid-generation-errors.decorator';
 
 const CHAT_COMPLETIONS: GenerationRoute<ChatCompletionRequest, ChatCompletion, ChatCompletionChunk> = {
@@ -21,7 +22,10 @@ const CHAT_COMPLETIONS: GenerationRoute<ChatCompletionRequest, ChatCompletion, C
 @ApiExtraModels(ChatCompletionChunkDto)
 @Controller()
 export class ChatCompletionsController {
-  constructor(private readonly rpc: RpcClient) {}
+  constructor(
+    private readonly rpc: RpcClient,
+    private readonly undelivered: UndeliveredGenerations,
+  ) {}
 
   @Post(['v1/chat/completions', 'v2/chat/completions'])
   @HttpCode(200)
@@ -50,11 +54,17 @@ export class ChatCompletionsController {
     @Body() body: ChatCompletionRequestDto,
     @Res() response: Response,
   ): Promise<void> {
-    return serveGeneration(this.rpc, response, CHAT_COMPLETIONS, body.stream === true, (generationId) => ({
-      principal,
-      body,
-      apiType: 'chat_completions',
-      generationId,
-    }));
+    return serveGeneration(
+      { rpc: this.rpc, undelivered: this.undelivered },
+      response,
+      CHAT_COMPLETIONS,
+      body.stream === true,
+      (generationId) => ({
+        principal,
+        body,
+        apiType: 'chat_completions',
+        generationId,
+      }),
+    );
   }
 }

@@ -30,14 +30,14 @@ import {
 import { RpcClient } from '@gw/platform';
 import type { Response } from 'express';
 import { newGenerationId } from '../generations/generation-cancellation';
+import { requestGeneration } from '../generations/serve-generation';
+import { UndeliveredGenerations } from '../generations/undelivered-generations';
 import { RequestBodyLimit } from '../http/request-body-limit.decorator';
 import { Authenticated, CurrentPrincipal } from '../security/authenticated.decorator';
 import { AudioUploadErrorsFilter } from './audio-upload-errors.filter';
 import { TranscriptionInputService, UploadedAudio } from './transcription-input.service';
 import { ApiPaidGenerationErrors } from '../docs/paid-generation-errors.decorator';
 
-/** Long audio takes a provider minutes; the NATS call must outlast the service's own upstream timeout. */
-const TRANSCRIPTION_RPC_TIMEOUT_MS = 600_000;
 /** known_speaker_references travel as data URL fields, so a field may be larger than multer's 1 MB default. */
 const MAX_FIELD_BYTES = 8 * 1024 * 1024;
 /** A JSON body: 25 MB of audio as a base64 data URL (about 33.4 MB), plus the rest of its fields. */
@@ -50,6 +50,7 @@ export class TranscriptionsController {
   constructor(
     private readonly rpc: RpcClient,
     private readonly input: TranscriptionInputService,
+    private readonly undelivered: UndeliveredGenerations,
   ) {}
 
   @Post('v1/audio/transcriptions')
@@ -102,9 +103,12 @@ export class TranscriptionsController {
     @Res() response: Response,
   ): Promise<void> {
     const request = await this.input.build(principal, fields, upload, newGenerationId());
-    const reply = await this.rpc.request(TranscriptionContracts.transcribe, request, {
-      timeoutMs: TRANSCRIPTION_RPC_TIMEOUT_MS,
-    });
+    const reply = await requestGeneration(
+      { rpc: this.rpc, undelivered: this.undelivered },
+      response,
+      TranscriptionContracts.transcribe,
+      request,
+    );
     if (reply.contentType === 'application/json') {
       response.status(200).json(reply.result);
       return;

@@ -1,6 +1,7 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
 
-export type LedgerEntryKind = 'credit' | 'charge';
+/** A refund gives back the charge of a generation the gateway could not deliver (decision 65). */
+export type LedgerEntryKind = 'credit' | 'charge' | 'refund';
 
 @Entity({ name: 'ledger_entries', schema: 'billing' })
 export class LedgerEntryEntity {

@@ -241,7 +241,8 @@ export function counterIdOf(c: CounterKey): string {
   return `${keyOf(c.organizationId, c.apiKeyId)}/${c.period}/${c.windowStart.toISOString()}`;
 }
 
-class TypeOrmLedgerTransaction implements LedgerTransaction {
+/** Exported so that a repository of its own can run the ledger's statements in its transactions. */
+export class TypeOrmLedgerTransaction implements LedgerTransaction {
   constructor(private readonly manager: EntityManager) {}
 
   async lockAccount(organizationId: string): Promise<Decimal> {

@@ -3,6 +3,7 @@ import { BillingEvents } from '@gw/contracts';
 import { DurableEvents, DurableSubscription } from '@gw/platform';
 import { BILLING_ENV, BillingEnv } from '../billing.env';
 import { SettlementService } from './settlement.service';
+import { UndeliveredGenerationService } from './undelivered-generation.service';
 
 /** One durable consumer shared by every billing replica: each event is settled by one of them, in group commits. */
 export const SETTLEMENT_CONSUMER = 'billing-settlement';
@@ -15,6 +16,7 @@ export class SettlementConsumer implements OnApplicationBootstrap, BeforeApplica
     private readonly events: DurableEvents,
     private readonly settlement: SettlementService,
     @Inject(BILLING_ENV) private readonly env: BillingEnv,
+    private readonly undelivered: UndeliveredGenerationService,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -23,6 +25,11 @@ export class SettlementConsumer implements OnApplicationBootstrap, BeforeApplica
       SETTLEMENT_CONSUMER,
       async (events) => {
         const outcomes = await this.settlement.settleBatch(events);
+        // Also after a duplicate: a crash between the two must not leave an undelivered generation charged.
+        for (const [index, event] of events.entries()) {
+          if (outcomes[index].ok)
+            await this.undelivered.afterSettlement(event.organizationId, event.generationId);
+        }
         return outcomes.map((outcome) => (outcome.ok ? { ok: true, value: undefined } : outcome));
       },
       { maxItems: this.env.LEDGER_BATCH_MAX_ITEMS, maxWaitMs: this.env.LEDGER_BATCH_MAX_WAIT_MS },

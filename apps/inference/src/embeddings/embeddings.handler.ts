@@ -1,11 +1,12 @@
 import { Controller } from '@nestjs/common';
 import { EmbeddingList, EmbeddingsContracts } from '@gw/contracts';
 import { EmbeddingRpcMessageDto } from '@gw/dto';
-import { HandlesRpc } from '@gw/platform';
+import { HandlesRpc, SendsHeartbeats } from '@gw/platform';
 import { omitNullFields } from '../formats/omit-null-fields';
 import { EmbeddingsService } from './embeddings.service';
 
 @Controller()
+@SendsHeartbeats()
 export class EmbeddingsHandler {
   constructor(private readonly embeddings: EmbeddingsService) {}
 

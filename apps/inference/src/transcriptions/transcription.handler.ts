@@ -1,11 +1,12 @@
 import { Controller } from '@nestjs/common';
 import { TranscriptionContracts, TranscriptionReply } from '@gw/contracts';
 import { TranscriptionRpcMessageDto } from '@gw/dto';
-import { HandlesRpc } from '@gw/platform';
+import { HandlesRpc, SendsHeartbeats } from '@gw/platform';
 import { omitNullFields } from '../formats/omit-null-fields';
 import { TranscriptionService } from './transcription.service';
 
 @Controller()
+@SendsHeartbeats()
 export class TranscriptionHandler {
   constructor(private readonly transcriptions: TranscriptionService) {}
 

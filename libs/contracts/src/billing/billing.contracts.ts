@@ -361,6 +361,28 @@ export class GenerationFinishedEvent {
   completedAt!: string | null;
 }
 
+/** Error code of the history entry of a generation whose answer the gateway could not deliver: not charged, or refunded. */
+export const GENERATION_UNDELIVERED_ERROR_CODE = 'UNDELIVERED';
+
+/**
+ * Published on JetStream by the gateway when it gave up on a generation through no fault of the
+ * client (the service or the bus went silent, the reply was lost): whatever the generation cost,
+ * billing does not charge it, or refunds it if it was already settled. Idempotent by `generationId`.
+ */
+export class GenerationUndeliveredEvent {
+  @IsString(NON_EMPTY_GENERATION_ID)
+  @IsNotEmpty(NON_EMPTY_GENERATION_ID)
+  generationId!: string;
+
+  @IsUUID()
+  organizationId!: string;
+
+  /** Why the gateway gave up, in words for history and the ledger. */
+  @IsString()
+  @IsNotEmpty()
+  reason!: string;
+}
+
 /** History lists and filters know only these; a cancelled generation is listed by whether it cost anything. */
 export type HistoryListStatus = 'completed' | 'failed' | 'pending';
 
@@ -461,5 +483,9 @@ export const BillingEvents = {
   generationFinished: durableEvent<GenerationFinishedEvent>(
     'events.generation.finished',
     GenerationFinishedEvent,
+  ),
+  generationUndelivered: durableEvent<GenerationUndeliveredEvent>(
+    'events.generation.undelivered',
+    GenerationUndeliveredEvent,
   ),
 } as const;

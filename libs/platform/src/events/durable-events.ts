@@ -234,7 +234,8 @@ export class JetStreamDurableEvents extends DurableEvents implements OnApplicati
 
   async onApplicationShutdown(): Promise<void> {
     await Promise.all(this.consumers.map((c) => c.close()));
-    if (this.connection) await (await this.connection).drain();
+    const nc = await this.connection?.catch(() => undefined);
+    if (nc && !nc.isClosed()) await nc.drain();
   }
 
   private async handle(message: JsMsg, handler: (data: unknown) => Promise<void>): Promise<void> {
@@ -253,14 +254,28 @@ export class JetStreamDurableEvents extends DurableEvents implements OnApplicati
     message.nak(REDELIVERY_DELAY_MS);
   }
 
+  /**
+   * Reconnects for as long as the broker is away, and a first connection that failed is tried
+   * again on the next call: a publisher retrying across an outage must not keep a dead connection.
+   */
   private nats(): Promise<NatsConnection> {
-    this.connection ??= connect({ servers: this.servers, name: 'durable-events' });
+    this.connection ??= connect({
+      servers: this.servers,
+      name: 'durable-events',
+      maxReconnectAttempts: -1,
+    }).catch((err: unknown) => {
+      this.connection = undefined;
+      throw err;
+    });
     return this.connection;
   }
 
   private async client(): Promise<JetStreamClient> {
     const nc = await this.nats();
-    this.streamReady ??= ensureStream(nc);
+    this.streamReady ??= ensureStream(nc).catch((err: unknown) => {
+      this.streamReady = undefined;
+      throw err;
+    });
     await this.streamReady;
     return jetstream(nc);
   }

@@ -77,11 +77,21 @@ export class RpcClient implements OnApplicationShutdown {
   }
 }
 
+/**
+ * A call that got no answer: the service or the bus went silent or away. Unlike an error the
+ * service answered with, the caller cannot tell whether the work was done, or its answer lost.
+ */
+export class UnansweredCallError extends DomainError {
+  constructor(message: string) {
+    super('service_unavailable', message);
+  }
+}
+
 export function toDomainError(err: unknown, subject: string): DomainError {
   if (err instanceof DomainError) return err;
   if (isRpcErrorPayload(err)) return DomainError.fromPayload(err);
   if (err instanceof TimeoutError) {
-    return new DomainError('service_unavailable', `The service behind ${subject} did not answer in time`);
+    return new UnansweredCallError(`The service behind ${subject} did not answer in time`);
   }
-  return new DomainError('service_unavailable', `The service behind ${subject} is not available`);
+  return new UnansweredCallError(`The service behind ${subject} is not available`);
 }

@@ -1,0 +1,121 @@
+import { Decimal } from 'decimal.js';
+import { GENERATION_UNDELIVERED_ERROR_CODE } from '@gw/contracts';
+import { expectEventually } from '@gw/testing';
+import { http, type HttpResult, seedOrganization, sseData } from './support/gateway-http';
+import { useShortLeaseStack } from './support/short-lease-stack';
+
+const CHATS = 6;
+
+interface HistoryRow {
+  id: string;
+  status: string;
+  cost: string;
+  code: string | null;
+}
+
+/** The id of the generation a client received in full, or null when it got no successful answer. */
+function deliveredId(result: HttpResult<unknown>, stream: boolean): string | null {
+  if (result.status !== 200) return null;
+  if (!stream) return (result.body as { id: string }).id;
+  const data = sseData(result.text);
+  if (data[data.length - 1] !== '[DONE]') return null;
+  return (JSON.parse(data[0]) as { id: string }).id;
+}
+
+/**
+ * Generations that inference finished after the gateway had given up on them (the bus restarted,
+ * or inference froze past the idle timeout) are not charged: every client that got no successful
+ * answer sees its generation failed at cost 0, and the balance is the credit less what history
+ * charged for the answers that were delivered.
+ */
+describe('no charge for what the gateway could not deliver (distributed mode)', () => {
+  const { stack, adminToken: ADMIN_TOKEN, held, query } = useShortLeaseStack('undelivered-charges');
+
+  async function chatsInFlight(apiKey: string, content: string) {
+    const streams = Array.from({ length: CHATS }, (_, i) => i % 2 === 1);
+    const inFlight = streams.map((stream, i) =>
+      http('POST', `${stack.api}/v1/chat/completions`, {
+        token: apiKey,
+        body: {
+          model: 'demo/chat',
+          stream,
+          messages: [{ role: 'user', content: `${content}, number ${i}` }],
+        },
+      }),
+    );
+    await expectEventually(async () => expect((await held()).count).toBe(CHATS), { timeoutMs: 20_000 });
+    return { streams, inFlight };
+  }
+
+  /**
+   * Waits until billing has settled every chat, then checks each one's charge against what its
+   * client got. Read from billing's tables: after a NATS restart the gateway's rate-limit store is
+   * gone, so its history and balance routes answer 503.
+   */
+  async function expectChargedOnlyWhatWasDelivered(
+    organizationId: string,
+    streams: boolean[],
+    results: HttpResult<unknown>[],
+  ): Promise<void> {
+    const delivered = new Set(
+      results.map((result, i) => deliveredId(result, streams[i])).filter((id) => id !== null),
+    );
+    expect(delivered.size).toBeLessThan(CHATS);
+    const history = () =>
+      query<HistoryRow>(
+        `SELECT "id", "list_status" AS "status", "client_cost"::text AS "cost", "error"->>'code' AS "code"
+           FROM "billing"."generations" WHERE "organization_id" = $1`,
+        [organizationId],
+      );
+    await expectEventually(
+      async () => {
+        expect(await held()).toEqual({ count: 0, amount: '0' });
+        const rows = await history();
+        expect(rows).toHaveLength(CHATS);
+        // Its hold expires first (RESERVATION_EXPIRED), then its late outcome arrives: it stays free, and says why.
+        for (const row of rows.filter((row) => !delivered.has(row.id)))
+          expect(row).toMatchObject({
+            status: 'failed',
+            cost: '0.00000000',
+            code: GENERATION_UNDELIVERED_ERROR_CODE,
+          });
+        for (const row of rows.filter((row) => delivered.has(row.id))) expect(row.code).toBeNull();
+      },
+      { timeoutMs: 45_000 },
+    );
+    const rows = await history();
+    const charged = rows.reduce((sum, row) => sum.plus(row.cost), new Decimal(0));
+    const [account] = await query<{ balance: string }>(
+      `SELECT "balance"::text AS "balance" FROM "billing"."accounts" WHERE "organization_id" = $1`,
+      [organizationId],
+    );
+    expect(account.balance).toBe(new Decimal('100').minus(charged).toFixed(8));
+  }
+
+  it(`charges none of ${CHATS} chats that a frozen inference finished after their clients got a 503`, async () => {
+    const org = await seedOrganization(stack.api, ADMIN_TOKEN, '100.00');
+    const { streams, inFlight } = await chatsInFlight(org.apiKey, '[[delay:1500]] answered too late');
+    const inference = stack.apps.get('inference');
+
+    inference?.child.kill('SIGSTOP');
+    let results: HttpResult<unknown>[];
+    try {
+      results = await Promise.all(inFlight);
+    } finally {
+      inference?.child.kill('SIGCONT');
+    }
+
+    for (const result of results) expect(result.status).toBe(503);
+    await expectChargedOnlyWhatWasDelivered(org.organizationId, streams, results);
+  }, 90_000);
+
+  it(`charges none of ${CHATS} chats that finished while NATS restarted and their clients got a 503`, async () => {
+    const org = await seedOrganization(stack.api, ADMIN_TOKEN, '100.00');
+    const { streams, inFlight } = await chatsInFlight(org.apiKey, '[[delay:4000]] across the restart');
+
+    await stack.restartNats(12_000);
+    const results = await Promise.all(inFlight);
+
+    await expectChargedOnlyWhatWasDelivered(org.organizationId, streams, results);
+  }, 90_000);
+});
