@@ -1,4 +1,4 @@
-import { startTestNats, type TestNats } from '@gw/testing';
+import { expectEventually, startTestNats, type TestNats } from '@gw/testing';
 import { JetStreamRateLimitStore } from './jetstream-rate-limit-store';
 import { RateLimiter, type RateLimitPolicy } from './rate-limiter';
 
@@ -41,5 +41,16 @@ describe('JetStreamRateLimitStore', () => {
       code: 'service_unavailable',
     });
     await expect(unreachable.get('key')).rejects.toMatchObject({ code: 'service_unavailable' });
+  });
+
+  it('counts on after a NATS restart loses its in-memory stream, instead of answering 503', async () => {
+    const limiter = new RateLimiter(replicas[0]);
+    expect((await limiter.admit('key across a restart', policy)).admitted).toBe(true);
+    await nats.restart();
+    await expectEventually(async () => {
+      expect((await limiter.admit('key across a restart', policy)).admitted).toBe(true);
+    });
+    await replicas[1].update('after restart', 10_000, () => ({ n: 3 }));
+    expect(await replicas[0].get('after restart')).toEqual({ n: 3 });
   });
 });

@@ -10,7 +10,7 @@ import {
   RetentionPolicy,
   StorageType,
 } from '@nats-io/jetstream';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { connect, errors, type NatsConnection } from '@nats-io/transport-node';
 import { DomainError } from '@gw/contracts';
 import { createHash } from 'node:crypto';
 import { RATE_LIMIT_RECORD_MAX_TTL_MS, RateLimitStore } from './rate-limit-store';
@@ -60,16 +60,19 @@ export class JetStreamRateLimitStore extends RateLimitStore implements OnApplica
   }
 
   get<T>(key: string): Promise<T | null> {
-    return unavailableAsDomainError(async () => {
-      const { jsm } = await this.connected();
-      const stored = await jsm.streams.getMessage(RATE_LIMIT_STREAM, { last_by_subj: subjectOf(key) });
-      return stored ? liveValue<T>(stored.json<StoredRecord>(), Date.now()) : null;
-    });
+    return unavailableAsDomainError(() =>
+      this.recreatingLostStream(async () => {
+        const { jsm } = await this.connected();
+        const stored = await jsm.streams.getMessage(RATE_LIMIT_STREAM, { last_by_subj: subjectOf(key) });
+        return stored ? liveValue<T>(stored.json<StoredRecord>(), Date.now()) : null;
+      }),
+    );
   }
 
   update<T>(key: string, ttlMs: number, change: (current: T | null, now: number) => T): Promise<T> {
     const previous = this.queues.get(key) ?? Promise.resolve();
-    const run = () => unavailableAsDomainError(() => this.compareAndSet(key, ttlMs, change));
+    const run = () =>
+      unavailableAsDomainError(() => this.recreatingLostStream(() => this.compareAndSet(key, ttlMs, change)));
     const next = previous.then(run, run);
     this.queues.set(key, next);
     const forget = () => {
@@ -110,6 +113,22 @@ export class JetStreamRateLimitStore extends RateLimitStore implements OnApplica
         known = null;
         if (!isWrongLastSequence(err) || conflicts >= MAX_CONFLICTS) throw err;
       }
+    }
+  }
+
+  /**
+   * The stream lives in memory, so a NATS restart loses it (and every count, which only forgives
+   * some requests). Creating it again, forgetting the sequences written before, lets limits work
+   * on at once instead of answering 503 until the gateway restarts.
+   */
+  private async recreatingLostStream<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      if (!isLostStream(err)) throw err;
+      this.lastWritten.clear();
+      await ensureStream((await this.connected()).jsm);
+      return work();
     }
   }
 
@@ -180,6 +199,15 @@ async function unavailableAsDomainError<T>(work: () => Promise<T>): Promise<T> {
       `The rate limit store is not available: ${(err as Error).message}`,
     );
   }
+}
+
+/** A read of a stream that is gone, or a publish that no stream takes any more. */
+function isLostStream(err: unknown): boolean {
+  return (
+    (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound) ||
+    err instanceof errors.NoRespondersError ||
+    (err instanceof Error && err.cause instanceof errors.NoRespondersError)
+  );
 }
 
 function isWrongLastSequence(err: unknown): boolean {
