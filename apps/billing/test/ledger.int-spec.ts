@@ -40,6 +40,7 @@ describe('billing ledger over NATS and Postgres: balance, credits, reservations'
       'reservations',
       'spending_counters',
       'spending_limits',
+      'undelivered_generations',
     ]);
   });
 

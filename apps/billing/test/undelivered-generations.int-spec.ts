@@ -52,6 +52,13 @@ describe('billing: generations the gateway could not deliver', () => {
       `SELECT kind, amount, reason FROM billing.ledger_entries WHERE generation_id = $1 ORDER BY created_at`,
       [generationId],
     );
+  /** Only keys with limits keep spending counters (decision 91): these tests check that a refund moves them back. */
+  const limitKey = (organizationId: string, apiKeyId: string) =>
+    app.rpc.request(BillingContracts.setKeyLimits, {
+      organizationId,
+      apiKeyId,
+      limits: [{ period: 'total', amount: '1000' }],
+    });
   const spentTotal = async (organizationId: string, apiKeyId: string) =>
     (
       await app.sql.query(
@@ -79,6 +86,7 @@ describe('billing: generations the gateway could not deliver', () => {
     const org = randomUUID();
     const key = randomUUID();
     await app.credit(org, '10');
+    await limitKey(org, key);
     const finished = generationFinishedEvent(org, { cost: '2.5', apiKeyId: key });
     await reserve(org, finished.generationId, key);
 
@@ -103,6 +111,7 @@ describe('billing: generations the gateway could not deliver', () => {
     const org = randomUUID();
     const key = randomUUID();
     await app.credit(org, '10');
+    await limitKey(org, key);
     const finished = generationFinishedEvent(org, { cost: '2.5', apiKeyId: key });
     await reserve(org, finished.generationId, key);
     await app.publish(finished);
@@ -155,6 +164,7 @@ describe('billing: generations the gateway could not deliver', () => {
     const org = randomUUID();
     const key = randomUUID();
     await app.credit(org, '100');
+    await limitKey(org, key);
     const generations = Array.from({ length: 20 }, () =>
       generationFinishedEvent(org, { cost: '2.5', apiKeyId: key }),
     );
