@@ -325,15 +325,25 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('creates the S3 bucket once MinIO is healthy, before storage and media start', () => {
-    const oneShot = Object.entries(services).find(([, s]) => String(s.image).startsWith('minio/mc'));
+  it('serves S3 from a maintained server, not the MinIO images that stopped in October 2025', () => {
+    expect(Object.values(services).filter((s) => String(s.image).startsWith('minio/'))).toEqual([]);
+    expect(String(services.seaweedfs.image)).toMatch(/^chrislusf\/seaweedfs:\d+\.\d+$/);
+    for (const app of APPS.filter((a) => environment(services[a]).S3_BUCKET)) {
+      expect(environment(services[app]).S3_ENDPOINT).toBe('http://seaweedfs:8333');
+    }
+  });
+
+  it('creates the S3 bucket once the S3 server is healthy, before storage and media start', () => {
+    const oneShot = Object.entries(services).find(([, s]) => String(s.image).startsWith('amazon/aws-cli'));
     expect(oneShot).toBeDefined();
     const [name, bucketJob] = oneShot as [string, Manifest];
-    expect(dependsOn(bucketJob).minio?.condition).toBe('service_healthy');
-    expect(services.minio.healthcheck).toBeDefined();
+    expect(dependsOn(bucketJob).seaweedfs?.condition).toBe('service_healthy');
+    expect(services.seaweedfs.healthcheck).toBeDefined();
     for (const app of APPS.filter((a) => environment(services[a]).S3_BUCKET)) {
       expect(dependsOn(services[app])[name]?.condition).toBe('service_completed_successfully');
-      expect([bucketJob.command].flat().join(' ')).toContain(`local/${environment(services[app]).S3_BUCKET}`);
+      expect([bucketJob.command].flat().join(' ')).toContain(
+        `--bucket ${environment(services[app]).S3_BUCKET}`,
+      );
     }
   });
 
