@@ -343,7 +343,11 @@ export class ChatCompletionService {
     const blocked = isBlockedWithoutOutput(reason, text);
     if (!blocked && !outOfFunds) {
       await this.holdCovers(generation, chatCost(route.pricing, final));
-      this.completionEstimates.record(generation.model.entry.id, final.completion_tokens);
+      // The hold is checked against the gateway's own count while the answer streams and against the provider's at the end: it must cover both.
+      this.completionEstimates.record(
+        generation.model.entry.id,
+        Math.max(final.completion_tokens, produced.tokens),
+      );
       if (usage !== null) {
         this.promptCounts.record(
           generation.model.entry.id,
