@@ -2,9 +2,9 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   type CompleteUploadRequest,
   DomainError,
-  type RegisterGeneratedFileRequest,
   type ListStoredFilesQuery,
   type Principal,
+  type RegisterGeneratedFileRequest,
   type StorageStats,
   type StoredFile,
   type StoredFileSource,
