@@ -1,15 +1,28 @@
 #!/usr/bin/env node
-// Memory of a large file upload: the resident set of the built embedded app (gateway and storage
-// service in one process, so both are counted) while idle, then sampled every 20 ms during a
-// streamed upload of --mb megabytes (default 50) to POST /v1/storage/files. Run
-// `npx nx build embedded` first.
-//   node tools/bench/upload-rss.mjs [--mb 50]
-import { spawn } from 'node:child_process';
+// Memory of a large file upload: the resident set of each process that a streamed multipart upload
+// of --mb megabytes (default 50) to POST /v1/storage/files passes through, idle before the first
+// upload, at its peak during each (sampled every 20 ms) and 2 s after each answer, in either mode
+// of lib/targets.mjs:
+//   embedded     one process, gateway and storage service together (so both are counted), local-disk store
+//   distributed  the gateway and the storage service as processes of their own (with the other
+//                services) over a private nats-server and a scratch database on --database-url's
+//                server, S3 from an s3rver started here
+// --uploads N uploads one after another, to tell a first upload's one-time costs from what each costs.
+// Build first: `npx nx run-many -t build -p embedded api-gateway auth billing inference media storage`.
+//   node tools/bench/upload-rss.mjs [--mb 50] [--modes embedded,distributed] [--uploads 1]
+//                                   [--database-url postgres://postgres@127.0.0.1:5432/postgres]
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort } from './lib/processes.mjs';
+import { residentMbOf } from './lib/proc.mjs';
+import { distributedTarget, embeddedTarget } from './lib/targets.mjs';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const require = createRequire(import.meta.url);
 
 const args = Object.fromEntries(
   process.argv
@@ -20,35 +33,14 @@ const args = Object.fromEntries(
     ),
 );
 const MEGABYTES = Number(args.mb ?? 50);
-
-const freePort = () =>
-  new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-
-const rssMb = (pid) =>
-  Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
-
-function start(env) {
-  const child = spawn(process.execPath, ['dist/apps/embedded/main.js'], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const onData = (chunk) => {
-      output += chunk;
-      const match = output.match(/Demo API key\s+(\S+)[\s\S]*curl -s \S+\/v1\/history\/generations.*\n/);
-      if (match) resolve({ child, key: match[1] });
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.on('exit', () => reject(new Error(`embedded exited:\n${output}`)));
-  });
-}
+const MODES = (args.modes ?? 'embedded,distributed').split(',');
+const UPLOADS = Number(args.uploads ?? 1);
+/** The processes whose memory an upload could grow, by the name their target gives them. */
+const WATCHED = {
+  embedded: { node: 'embedded (gateway + storage)' },
+  distributed: { 'api-gateway': 'gateway', storage: 'storage' },
+};
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A multipart body with a PNG of `megabytes`, produced chunk by chunk (never held whole here either). */
 function multipartPng(megabytes, boundary) {
@@ -79,48 +71,115 @@ function multipartPng(megabytes, boundary) {
   });
 }
 
-const dataDir = mkdtempSync(join(tmpdir(), 'gw-rss-'));
-// Enterable by others, so that as root the embedded PostgreSQL keeps its cluster inside it and is removed with it.
-chmodSync(dataDir, 0o755);
-let child;
-try {
+/** An S3 server for the distributed mode; its data lives under `directory`. */
+async function startS3(directory) {
+  const S3rver = require('s3rver');
   const port = await freePort();
-  const started = await start({
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    EMBEDDED_PG_PORT: String(await freePort()),
-    LOG_LEVEL: 'warn',
+  const bucket = 'upload-rss';
+  mkdirSync(directory, { recursive: true });
+  const server = new S3rver({
+    address: '127.0.0.1',
+    port,
+    silent: true,
+    directory,
+    configureBuckets: [{ name: bucket }],
   });
-  child = started.child;
-  await new Promise((resolve) => setTimeout(resolve, 3000));
-  const idle = rssMb(child.pid);
-  let peak = idle;
-  const sampler = setInterval(() => (peak = Math.max(peak, rssMb(child.pid))), 20);
-  const boundary = `bench${Date.now()}`;
-  const began = Date.now();
-  const response = await fetch(`http://127.0.0.1:${port}/api/v1/storage/files`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${started.key}`,
-      'content-type': `multipart/form-data; boundary=${boundary}`,
+  await server.run();
+  return {
+    env: {
+      BLOB_STORE: 's3',
+      S3_ENDPOINT: `http://127.0.0.1:${port}`,
+      S3_REGION: 'us-east-1',
+      S3_BUCKET: bucket,
+      S3_ACCESS_KEY_ID: 'S3RVER',
+      S3_SECRET_ACCESS_KEY: 'S3RVER',
+      S3_FORCE_PATH_STYLE: 'true',
     },
-    body: multipartPng(MEGABYTES, boundary),
-    duplex: 'half',
-  });
-  const answer = await response.json();
-  clearInterval(sampler);
-  console.log(
-    `POST /v1/storage/files of ${MEGABYTES} MB: ${response.status} in ${Date.now() - began} ms, size ${answer.size}`,
-  );
-  console.table([
-    {
-      'idle RSS (MB)': idle.toFixed(1),
-      'peak RSS during upload (MB)': peak.toFixed(1),
-      'growth (MB)': (peak - idle).toFixed(1),
-    },
-  ]);
+    stop: () => server.close(),
+  };
+}
+
+async function measure(mode, ctx) {
+  const target = await (mode === 'embedded' ? embeddedTarget(ctx) : distributedTarget(ctx));
+  try {
+    const watched = target
+      .components(new Set(), [])
+      .filter((component) => WATCHED[mode][component.name])
+      .map((component) => ({ label: WATCHED[mode][component.name], pid: component.pids[0] }));
+    await sleep(3000);
+    for (const entry of watched) entry.idle = residentMbOf(entry.pid);
+    const rows = [];
+    for (let upload = 1; upload <= UPLOADS; upload++) {
+      for (const entry of watched) entry.peak = residentMbOf(entry.pid);
+      const sampler = setInterval(() => {
+        for (const entry of watched) entry.peak = Math.max(entry.peak, residentMbOf(entry.pid) ?? 0);
+      }, 20);
+      const boundary = `bench${Date.now()}`;
+      const began = Date.now();
+      const response = await fetch(`${target.base}/v1/storage/files`, {
+        method: 'POST',
+        headers: {
+          authorization: target.headers.replace(/^Authorization:\s*/i, ''),
+          'content-type': `multipart/form-data; boundary=${boundary}`,
+        },
+        body: multipartPng(MEGABYTES, boundary),
+        duplex: 'half',
+      });
+      const answer = await response.json();
+      const took = Date.now() - began;
+      clearInterval(sampler);
+      console.log(
+        `${mode}, upload ${upload}: POST /v1/storage/files of ${MEGABYTES} MB answered ${response.status} in ${took} ms, size ${answer.size}`,
+      );
+      await sleep(2000);
+      for (const entry of watched)
+        rows.push({
+          mode,
+          process: entry.label,
+          upload,
+          'idle RSS (MB)': entry.idle.toFixed(1),
+          'peak RSS (MB)': entry.peak.toFixed(1),
+          'peak - idle (MB)': (entry.peak - entry.idle).toFixed(1),
+          'RSS 2 s after (MB)': residentMbOf(entry.pid).toFixed(1),
+        });
+    }
+    return rows;
+  } finally {
+    await target.stop();
+  }
+}
+
+const work = mkdtempSync(join(tmpdir(), 'gw-rss-'));
+const logDir = join(work, 'logs');
+mkdirSync(logDir);
+let s3;
+try {
+  const rows = [];
+  for (const mode of MODES) {
+    if (mode === 'distributed') s3 = await startS3(join(work, 's3'));
+    const ctx = {
+      root: ROOT,
+      work,
+      logDir,
+      // No request reaches a provider; the bench catalogue only has to load.
+      mockUrl: `http://127.0.0.1:${await freePort()}`,
+      catalogue: join(ROOT, 'tools/bench/catalogue.bench.json'),
+      serverCpus: null,
+      options: {
+        rateLimits: false,
+        databaseUrl: args['database-url'] ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+        natsUrl: null,
+        replicas: 1,
+      },
+      env: mode === 'distributed' ? s3.env : {},
+    };
+    rows.push(...(await measure(mode, ctx)));
+  }
+  console.table(rows);
+} catch (err) {
+  console.error(`${err.message}\nlogs in ${logDir}`);
+  process.exitCode = 1;
 } finally {
-  child?.kill('SIGTERM');
-  setTimeout(() => rmSync(dataDir, { recursive: true, force: true }), 1500);
+  await s3?.stop();
+  if (!process.exitCode) rmSync(work, { recursive: true, force: true });
 }

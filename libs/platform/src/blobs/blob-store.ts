@@ -39,3 +39,10 @@ export function isBlobKey(key: string): boolean {
 export function blobKey(organizationId: string, fileId: string): string {
   return `${organizationId}/${fileId}`;
 }
+
+/** The organization and file a key names, or null when it names no object. */
+export function parseBlobKey(key: string): { organizationId: string; fileId: string } | null {
+  if (!isBlobKey(key)) return null;
+  const [organizationId, fileId] = key.split('/');
+  return { organizationId, fileId };
+}

@@ -4,3 +4,5 @@ export * from './blob-url-signature';
 export * from './create-blob-store';
 export * from './local-disk-blob-store';
 export * from './s3-blob-store';
+export * from './generated-file-writer';
+export * from './upload-slot-bound';
