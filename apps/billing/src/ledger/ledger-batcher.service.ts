@@ -1,19 +1,20 @@
 import { BeforeApplicationShutdown, Inject, Injectable } from '@nestjs/common';
-import { DomainError, type ReserveCreditResponse } from '@gw/contracts';
+import { DomainError, type ExtendReservationResponse, type ReserveCreditResponse } from '@gw/contracts';
 import { type BatchOutcome, MicroBatcher } from '@gw/platform';
 import { BILLING_ENV, BillingEnv } from '../billing.env';
-import { keyOf, LedgerRepository, type LedgerTransaction } from './ledger.repository';
-import { ReservationBook, type ReserveOperation } from './reservation-book';
+import { spendingWindows } from '../limits/spending-windows';
+import { type HeldReservation, keyOf, LedgerRepository, type LedgerTransaction } from './ledger.repository';
+import { type ExtendOperation, ReservationBook, type ReserveOperation } from './reservation-book';
 
 /**
- * Every operation the batch applies. Another one (extending a hold, say) is a new member here, a
- * case in `apply`, what it needs read in `readState` and written in `write`.
+ * Every operation the batch applies. Another one is a new member here, a case in `apply`, what it
+ * needs read in `readState` and written in `write`.
  */
-export type LedgerOperation = ReserveOperation;
-type LedgerResult = ReserveCreditResponse;
+export type LedgerOperation = ReserveOperation | ExtendOperation;
+type LedgerResult = ReserveCreditResponse | ExtendReservationResponse;
 
 /**
- * Reserves in group commits: the operations that arrive within LEDGER_BATCH_MAX_WAIT_MS run in one
+ * Reserves and hold extensions in group commits: the operations that arrive within LEDGER_BATCH_MAX_WAIT_MS run in one
  * transaction that locks each account involved once (in id order), decides each operation in
  * arrival order under the rules a reserve alone follows, writes with multi-row statements and
  * commits once. A refused operation fails only its caller; a batch that breaks is retried one
@@ -39,6 +40,10 @@ export class LedgerBatcher implements BeforeApplicationShutdown {
     return this.batcher.submit(operation);
   }
 
+  extend(operation: ExtendOperation): Promise<ExtendReservationResponse> {
+    return this.batcher.submit(operation) as Promise<ExtendReservationResponse>;
+  }
+
   /** Before the database connections close: every reserve taken is answered, none is cut mid-batch. */
   beforeApplicationShutdown(): Promise<void> {
     return this.batcher.drain();
@@ -54,6 +59,8 @@ export class LedgerBatcher implements BeforeApplicationShutdown {
         switch (operation.kind) {
           case 'reserve':
             return { ok: true, value: book.reserve(operation) };
+          case 'extend':
+            return { ok: true, value: book.extend(operation) };
         }
       } catch (error) {
         if (error instanceof DomainError) return { ok: false, error };
@@ -66,22 +73,47 @@ export class LedgerBatcher implements BeforeApplicationShutdown {
 
   private async readState(tx: LedgerTransaction, operations: readonly LedgerOperation[]) {
     const organizationIds = operations.map((op) => op.organizationId);
+    const reserves = operations.filter((op): op is ReserveOperation => op.kind === 'reserve');
+    const extensions = operations.filter((op): op is ExtendOperation => op.kind === 'extend');
     const balances = await tx.lockAccounts(organizationIds);
     const held = await tx.heldTotals(organizationIds);
-    const existing = await tx.existingReservations(operations);
+    const existing = reserves.length > 0 ? await tx.existingReservations(reserves) : new Map();
+    const running = new Map<string, HeldReservation>(
+      extensions.length > 0
+        ? (await tx.findReservations(extensions)).map((reservation) => [
+            reservation.generationId,
+            reservation,
+          ])
+        : [],
+    );
+    // What each operation counts against: a reserve in the windows of now, an extension in those its hold was made in.
+    const spenders = [
+      ...reserves.map((op) => ({
+        organizationId: op.organizationId,
+        apiKeyId: op.apiKeyId,
+        windows: op.windows,
+      })),
+      ...[...running.values()].map((r) => ({
+        organizationId: r.organizationId,
+        apiKeyId: r.apiKeyId,
+        windows: spendingWindows(r.createdAt),
+      })),
+    ];
     const keys = uniqueBy(
-      operations.flatMap((op) =>
-        op.apiKeyId === null ? [] : [{ organizationId: op.organizationId, apiKeyId: op.apiKeyId }],
+      spenders.flatMap((spender) =>
+        spender.apiKeyId === null
+          ? []
+          : [{ organizationId: spender.organizationId, apiKeyId: spender.apiKeyId }],
       ),
       (key) => keyOf(key.organizationId, key.apiKeyId),
     );
     const limits = await tx.limitsOfKeys(keys);
     const counterKeys = uniqueBy(
-      operations.flatMap((op) =>
-        op.apiKeyId !== null && limits.has(keyOf(op.organizationId, op.apiKeyId))
-          ? op.windows.map((w) => ({
-              organizationId: op.organizationId,
-              apiKeyId: op.apiKeyId as string,
+      spenders.flatMap((spender) =>
+        spender.apiKeyId !== null && limits.has(keyOf(spender.organizationId, spender.apiKeyId))
+          ? spender.windows.map((w) => ({
+              organizationId: spender.organizationId,
+              apiKeyId: spender.apiKeyId as string,
               period: w.period,
               windowStart: w.start,
             }))
@@ -89,7 +121,7 @@ export class LedgerBatcher implements BeforeApplicationShutdown {
       ),
       (key) => `${key.organizationId}/${key.apiKeyId}/${key.period}/${key.windowStart.toISOString()}`,
     );
-    return { balances, held, existing, limits, counters: await tx.counters(counterKeys) };
+    return { balances, held, existing, limits, counters: await tx.counters(counterKeys), running };
   }
 
   /**
@@ -112,6 +144,7 @@ export class LedgerBatcher implements BeforeApplicationShutdown {
         'generationId',
       );
     }
+    await tx.growReservations(book.growths());
     await tx.addToCounterRows(book.counterAdditions());
   }
 }

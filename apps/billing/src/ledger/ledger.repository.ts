@@ -74,6 +74,11 @@ export interface RecordedErrorCode extends GenerationKey {
   code: string | null;
 }
 
+export interface ReservationGrowth extends GenerationKey {
+  by: Decimal;
+  expiresAt: Date;
+}
+
 export interface ReservationMark extends GenerationKey {
   status: ReservationStatus;
 }
@@ -160,8 +165,8 @@ export interface LedgerTransaction {
   markReservation(organizationId: string, generationId: string, status: ReservationStatus): Promise<void>;
   /** `markReservation` for many holds in one statement. */
   markReservations(marks: readonly ReservationMark[]): Promise<void>;
-  /** Adds `by` to a held reservation and moves its expiry to `expiresAt` (a growing hold is a live one). */
-  growReservation(organizationId: string, generationId: string, by: Decimal, expiresAt: Date): Promise<void>;
+  /** Adds `by` to each held reservation and moves its expiry to `expiresAt` (a growing hold is a live one). */
+  growReservations(growths: readonly ReservationGrowth[]): Promise<void>;
   setBalance(organizationId: string, balance: Decimal): Promise<void>;
   appendEntry(entry: NewLedgerEntry): Promise<void>;
   /** Many entries in one statement, in the order given. */
@@ -544,16 +549,20 @@ export class TypeOrmLedgerTransaction implements LedgerTransaction {
     );
   }
 
-  async growReservation(
-    organizationId: string,
-    generationId: string,
-    by: Decimal,
-    expiresAt: Date,
-  ): Promise<void> {
+  async growReservations(growths: readonly ReservationGrowth[]): Promise<void> {
+    if (growths.length === 0) return;
     await this.manager.query(
-      `UPDATE "billing"."reservations" SET "amount" = "amount" + $3::numeric, "expires_at" = $4
-        WHERE "organization_id" = $1 AND "generation_id" = $2 AND "status" = 'held'`,
-      [organizationId, generationId, by.toFixed(), expiresAt],
+      `UPDATE "billing"."reservations" AS r SET "amount" = r."amount" + g."by", "expires_at" = g."expires_at"
+         FROM unnest($1::uuid[], $2::text[], $3::numeric[], $4::timestamptz[])
+           AS g("organization_id", "generation_id", "by", "expires_at")
+        WHERE r."organization_id" = g."organization_id" AND r."generation_id" = g."generation_id"
+          AND r."status" = 'held'`,
+      [
+        growths.map((g) => g.organizationId),
+        growths.map((g) => g.generationId),
+        growths.map((g) => g.by.toFixed()),
+        growths.map((g) => g.expiresAt),
+      ],
     );
   }
 

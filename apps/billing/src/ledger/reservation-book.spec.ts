@@ -1,7 +1,12 @@
 import { Decimal } from 'decimal.js';
 import { spendingWindows } from '../limits/spending-windows';
-import { type KeyLimit } from './ledger.repository';
-import { ReservationBook, type ReservationBookState, type ReserveOperation } from './reservation-book';
+import { type HeldReservation, type KeyLimit } from './ledger.repository';
+import {
+  type ExtendOperation,
+  ReservationBook,
+  type ReservationBookState,
+  type ReserveOperation,
+} from './reservation-book';
 
 const d = (value: string) => new Decimal(value);
 const at = new Date('2026-11-25T10:00:00Z');
@@ -32,8 +37,34 @@ function book(overrides: Partial<ReservationBookState> = {}, limits: [string, Ke
     existing: new Map(),
     limits: new Map(limits),
     counters: [],
+    running: new Map(),
     ...overrides,
   });
+}
+
+function running(generationId: string, amount: string, apiKeyId: string | null = null): HeldReservation {
+  return {
+    generationId,
+    organizationId: org,
+    apiKeyId,
+    amount: d(amount),
+    status: 'held',
+    createdAt: at,
+    expiresAt: new Date(at.getTime() + 45_000),
+    context: null,
+  };
+}
+
+function extension(generationId: string, amount: string): ExtendOperation {
+  return {
+    kind: 'extend',
+    generationId,
+    organizationId: org,
+    amount: d(amount),
+    now: new Date(at.getTime() + 1_000),
+    leaseMs: 45_000,
+    ttlMs: 600_000,
+  };
 }
 
 describe('ReservationBook', () => {
@@ -99,5 +130,53 @@ describe('ReservationBook', () => {
       ['month', '2', '0'],
       ['total', '2', '0'],
     ]);
+  });
+
+  it('grows running holds in one batch by what the balance still has free, the reserves before them counted', () => {
+    const ledger = book({
+      held: new Map([[org, d('1')]]),
+      running: new Map([
+        ['a', running('a', '0.5')],
+        ['b', running('b', '0.5')],
+      ]),
+    });
+    expect(ledger.reserve(op({ maxAmount: d('1'), minAmount: d('0.1') })).reservedAmount).toBe('1.00000000');
+    expect(ledger.extend(extension('a', '0.25'))).toEqual({
+      generationId: 'a',
+      reservedAmount: '0.75000000',
+      extendedAmount: '0.25000000',
+    });
+    // 2.5 − 1 held before − 1 reserved − 0.25 grown = 0.25 left for b.
+    expect(ledger.extend(extension('b', '1')).extendedAmount).toBe('0.25000000');
+    expect(ledger.extend(extension('a', '1')).extendedAmount).toBe('0.00000000');
+    expect(ledger.growths().map((g) => [g.generationId, g.by.toFixed()])).toEqual([
+      ['a', '0.25'],
+      ['b', '0.25'],
+    ]);
+  });
+
+  it('caps a growth by the tightest limit of the key, counted in the windows the hold was made in', () => {
+    const limits: [string, KeyLimit[]][] = [[`${org}/${key}`, [{ period: 'day', amount: d('0.6') }]]];
+    const ledger = book({ running: new Map([['a', running('a', '0.5', key)]]) }, limits);
+    expect(ledger.extend(extension('a', '1')).extendedAmount).toBe('0.60000000');
+    expect(ledger.extend(extension('a', '1')).extendedAmount).toBe('0.00000000');
+    expect(ledger.counterAdditions().every((c) => c.held.equals(d('0.6')))).toBe(true);
+  });
+
+  it("answers not_found for a hold that is not running, expired, or another organization's", () => {
+    const expired = { ...running('old', '0.5'), expiresAt: at };
+    const foreign = { ...running('theirs', '0.5'), organizationId: other };
+    const ledger = book({
+      running: new Map([
+        ['old', expired],
+        ['theirs', foreign],
+        ['done', { ...running('done', '0.5'), status: 'settled' as const }],
+      ]),
+    });
+    for (const id of ['missing', 'old', 'theirs', 'done']) {
+      expect(() => ledger.extend(extension(id, '0.1'))).toThrow(
+        expect.objectContaining({ code: 'not_found' }) as Error,
+      );
+    }
   });
 });

@@ -1,16 +1,18 @@
 import { Decimal } from 'decimal.js';
-import { DomainError, type ReserveCreditResponse } from '@gw/contracts';
+import { DomainError, type ExtendReservationResponse, type ReserveCreditResponse } from '@gw/contracts';
 import { limitExceededMessage, tightestLimit } from '../limits/limit-rules';
-import { type SpendingWindow } from '../limits/spending-windows';
+import { type SpendingWindow, spendingWindows } from '../limits/spending-windows';
 import { formatMoney, minMoney } from '../money/money';
 import { insufficientBalanceMessage } from './balance-refusal';
 import {
   type CounterKey,
   counterIdOf,
   type CounterValue,
+  type HeldReservation,
   type KeyLimit,
   keyOf,
   type NewReservation,
+  type ReservationGrowth,
 } from './ledger.repository';
 import { type ReservationContext } from './reservation.entity';
 
@@ -29,6 +31,19 @@ export interface ReserveOperation {
   windows: SpendingWindow[];
 }
 
+/** A request to grow a running hold, as the batch applies it. */
+export interface ExtendOperation {
+  kind: 'extend';
+  generationId: string;
+  organizationId: string;
+  amount: Decimal;
+  /** When it arrived: a hold past its expiry then is not running. */
+  now: Date;
+  /** A hold that grows lives one lease from `now`, never past its TTL counted from when it was made. */
+  leaseMs: number;
+  ttlMs: number;
+}
+
 /** What the batch read under the account locks, before applying any request. */
 export interface ReservationBookState {
   balances: Map<string, Decimal>;
@@ -39,9 +54,13 @@ export interface ReservationBookState {
   limits: Map<string, KeyLimit[]>;
   /** The counters of the keys with limits, in the windows the requests need. */
   counters: CounterValue[];
+  /** The holds the extend requests name, by generation id, as read (locked) before the batch. */
+  running: Map<string, HeldReservation>;
 }
 
 const ZERO = new Decimal(0);
+
+const atLeastZero = (amount: Decimal): Decimal => (amount.greaterThan(0) ? amount : ZERO);
 
 /**
  * The ledger of one batch in memory: each reserve is decided against the balance, the holds and
@@ -52,6 +71,7 @@ export class ReservationBook {
   private readonly counters = new Map<string, CounterValue>();
   private readonly added = new Map<string, CounterValue>();
   private readonly made = new Map<string, { organizationId: string; amount: Decimal }>();
+  private readonly grown = new Map<string, ReservationGrowth>();
   readonly reservations: NewReservation[] = [];
 
   constructor(private readonly state: ReservationBookState) {
@@ -105,9 +125,65 @@ export class ReservationBook {
     });
     // A key without limits keeps no counters: setting its first limits rebuilds them (SpendingLimitRepository).
     if (op.apiKeyId !== null && this.state.limits.has(keyOf(organizationId, op.apiKeyId))) {
-      this.count(op, op.apiKeyId, reserved);
+      this.count(organizationId, op.apiKeyId, op.windows, reserved);
     }
     return { generationId, reservedAmount: formatMoney(reserved) };
+  }
+
+  /**
+   * Adds min(amount, balance − every hold, room under the key's tightest limit) to a running hold.
+   * The limit room is counted in the windows the reservation was made in, where its settlement will
+   * free and charge it. Granting nothing is an answer, not an error: the producer then stops the
+   * generation. A hold that is settled, released or past its expiry is not found.
+   */
+  extend(op: ExtendOperation): ExtendReservationResponse {
+    const { generationId, organizationId } = op;
+    const reservation = this.state.running.get(generationId);
+    if (
+      !reservation ||
+      reservation.organizationId !== organizationId ||
+      reservation.status !== 'held' ||
+      reservation.expiresAt.getTime() < op.now.getTime()
+    ) {
+      throw new DomainError(
+        'not_found',
+        `Generation ${generationId} has no running reservation to extend`,
+        'generationId',
+      );
+    }
+    const held = this.state.held.get(organizationId) ?? ZERO;
+    const balance = this.state.balances.get(organizationId) ?? ZERO;
+    let granted = minMoney(op.amount, atLeastZero(balance.minus(held)));
+    const { apiKeyId } = reservation;
+    const windows = spendingWindows(reservation.createdAt);
+    const limits = apiKeyId === null ? undefined : this.state.limits.get(keyOf(organizationId, apiKeyId));
+    if (granted.greaterThan(0) && apiKeyId !== null && limits) {
+      const tightest = tightestLimit(limits, this.spending(organizationId, apiKeyId, windows), windows);
+      if (tightest !== null) granted = minMoney(granted, atLeastZero(tightest.room));
+    }
+    if (granted.greaterThan(0)) {
+      this.state.held.set(organizationId, held.plus(granted));
+      reservation.amount = reservation.amount.plus(granted);
+      const lease = op.now.getTime() + op.leaseMs;
+      const ceiling = reservation.createdAt.getTime() + op.ttlMs;
+      this.grown.set(generationId, {
+        organizationId,
+        generationId,
+        by: (this.grown.get(generationId)?.by ?? ZERO).plus(granted),
+        expiresAt: new Date(Math.min(lease, ceiling)),
+      });
+      if (apiKeyId !== null && limits) this.count(organizationId, apiKeyId, windows, granted);
+    }
+    return {
+      generationId,
+      reservedAmount: formatMoney(reservation.amount),
+      extendedAmount: formatMoney(granted),
+    };
+  }
+
+  /** What the extensions of this batch add to running holds, one row per hold. */
+  growths(): ReservationGrowth[] {
+    return [...this.grown.values()];
   }
 
   /** What the holds of this batch add to the counters of keys with limits, one row per counter. */
@@ -118,11 +194,7 @@ export class ReservationBook {
   private capByLimits(op: ReserveOperation, apiKeyId: string, reserved: Decimal): Decimal {
     const limits = this.state.limits.get(keyOf(op.organizationId, apiKeyId));
     if (!limits) return reserved;
-    const spending = op.windows.map((window) => {
-      const key = { organizationId: op.organizationId, apiKeyId, ...windowKey(window) };
-      const counter = this.counters.get(counterIdOf(key));
-      return { period: window.period, held: counter?.held ?? ZERO, spent: counter?.spent ?? ZERO };
-    });
+    const spending = this.spending(op.organizationId, apiKeyId, op.windows);
     const tightest = tightestLimit(limits, spending, op.windows);
     if (tightest === null) return reserved;
     if (tightest.room.lessThanOrEqualTo(0) || tightest.room.lessThan(op.minAmount)) {
@@ -131,10 +203,23 @@ export class ReservationBook {
     return minMoney(reserved, tightest.room);
   }
 
-  private count(op: ReserveOperation, apiKeyId: string, reserved: Decimal): void {
-    for (const window of op.windows) {
+  /** The key's counters in the windows, as the requests before in the batch left them. */
+  private spending(organizationId: string, apiKeyId: string, windows: SpendingWindow[]) {
+    return windows.map((window) => {
+      const counter = this.counters.get(counterIdOf({ organizationId, apiKeyId, ...windowKey(window) }));
+      return { period: window.period, held: counter?.held ?? ZERO, spent: counter?.spent ?? ZERO };
+    });
+  }
+
+  private count(
+    organizationId: string,
+    apiKeyId: string,
+    windows: SpendingWindow[],
+    reserved: Decimal,
+  ): void {
+    for (const window of windows) {
       const key: CounterKey = {
-        organizationId: op.organizationId,
+        organizationId,
         apiKeyId,
         ...windowKey(window),
       };
