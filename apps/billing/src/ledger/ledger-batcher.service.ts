@@ -32,7 +32,7 @@ export class LedgerBatcher implements BeforeApplicationShutdown {
       maxItems: env.LEDGER_BATCH_MAX_ITEMS,
       maxWaitMs: env.LEDGER_BATCH_MAX_WAIT_MS,
       maxInFlight: env.LEDGER_BATCH_MAX_IN_FLIGHT,
-      run: (operations) => this.ledger.transaction((tx) => this.apply(tx, operations)),
+      run: (operations) => this.ledger.holdsTransaction((tx) => this.apply(tx, operations)),
     });
   }
 

@@ -5,7 +5,7 @@ import { Observable, Subscriber } from 'rxjs';
 import { applyModelAlias, ModelAliasError, parseModelAlias } from '@gw/alias';
 import { ChatCompletion, ChatCompletionChunk, DomainError, GenerationResponseMode } from '@gw/contracts';
 import type { ChatCompletionRequestDto, ChatCompletionRpcMessageDto } from '@gw/dto';
-import { chatCost, costNumber } from '@gw/pricing';
+import { affordableCompletionTokens, chatCost, costNumber } from '@gw/pricing';
 import type { ProviderRoute } from '@gw/catalogue';
 import { endpointOfApiType, ModelCatalogue } from '@gw/catalogue';
 import type { GenerationOutcome, UpstreamFailure } from '@gw/paid-generation';
@@ -293,8 +293,13 @@ export class ChatCompletionService {
     let promptTokens = generation.promptEstimate;
     let heldPrompt = generation.heldPromptTokens;
     let outOfFunds = false;
+    // The answer's length the hold is known to pay for: pieces within it skip pricing.
+    let paidTokens = -1;
     const take = async (event: UpstreamStreamEvent): Promise<void> => {
-      if (event.promptTokens !== undefined) promptTokens = heldPrompt = event.promptTokens;
+      if (event.promptTokens !== undefined) {
+        promptTokens = heldPrompt = event.promptTokens;
+        paidTokens = -1;
+      }
       if (event.finishReason) finishReason = event.finishReason;
       if (event.usage) usage = event.usage;
       if (!event.content && !event.toolCalls) return;
@@ -302,9 +307,12 @@ export class ChatCompletionService {
         (event.content ?? '') +
         (event.toolCalls ?? []).map((call) => call.function?.arguments ?? '').join('');
       produced.add(piece);
-      if (!(await this.holdPays(generation, route, heldPrompt, produced.tokens, ceilingTokens))) {
-        outOfFunds = true;
-        return;
+      if (produced.tokens > paidTokens) {
+        if (!(await this.holdPays(generation, route, heldPrompt, produced.tokens, ceilingTokens))) {
+          outOfFunds = true;
+          return;
+        }
+        paidTokens = affordableCompletionTokens(route.pricing, heldPrompt, generation.reserved);
       }
       text += piece;
       output(event, promptTokens);
