@@ -2,19 +2,14 @@ import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { DomainError, Principal, TranscriptionRequest } from '@gw/contracts';
-import { detectAudioFormat, MAX_AUDIO_BYTES, TranscriptionParamsDto } from '@gw/dto';
+import { MAX_AUDIO_BYTES, TranscriptionParamsDto } from '@gw/dto';
 import { validationErrorToDomainError } from '@gw/platform';
 import { API_GATEWAY_ENV, ApiGatewayEnv } from '../api-gateway.env';
 import { parseAllowHosts } from './address-policy';
+import { type AudioForm, AudioStagingService, audioTooLarge } from './audio-staging.service';
 import { AudioUrlFetcher } from './audio-url-fetcher';
 import { findJsonHazard } from '../http/json-hazards';
 import { formFieldsToParams } from './form-fields';
-
-/** A multipart upload as multer hands it over. */
-export interface UploadedAudio {
-  buffer: Buffer;
-  originalname: string;
-}
 
 const DATA_URL = /^data:([^;,]*)(?:;[^;,]*)*;base64,/;
 
@@ -27,17 +22,24 @@ const DATA_URL = /^data:([^;,]*)(?:;[^;,]*)*;base64,/;
 export class TranscriptionInputService implements OnModuleDestroy {
   private readonly fetcher: AudioUrlFetcher;
 
-  constructor(@Inject(API_GATEWAY_ENV) env: ApiGatewayEnv) {
+  constructor(
+    @Inject(API_GATEWAY_ENV) env: ApiGatewayEnv,
+    private readonly staging: AudioStagingService,
+  ) {
     this.fetcher = new AudioUrlFetcher({
       allowHosts: parseAllowHosts(env.TRANSCRIPTION_URL_ALLOW_HOSTS),
       timeoutMs: env.TRANSCRIPTION_URL_TIMEOUT_MS,
     });
   }
 
+  /**
+   * `upload` is the multipart form's staged file, or undefined for a JSON body, whose audio is read
+   * here and staged last, once everything else has been checked.
+   */
   async build(
     principal: Principal,
     fields: Record<string, unknown>,
-    upload: UploadedAudio | undefined,
+    upload: AudioForm['audio'] | undefined,
     generationId: string,
   ): Promise<TranscriptionRequest> {
     const { file, ...rest } = fields ?? {};
@@ -48,35 +50,23 @@ export class TranscriptionInputService implements OnModuleDestroy {
     const params = plainToInstance(TranscriptionParamsDto, formFieldsToParams(rest));
     const errors = validateSync(params, { whitelist: true, forbidNonWhitelisted: true });
     if (errors.length > 0) throw validationErrorToDomainError(errors);
-    const audio = upload
-      ? { bytes: upload.buffer, filename: upload.originalname || 'audio' }
-      : await this.audioOf(file);
-    const format = detectAudioFormat(audio.bytes);
-    if (!format)
+    if (upload === 'absent') throw fileRequired();
+    const audio = upload ?? (await this.staging.stageBytes(...(await this.audioOf(file))));
+    if (audio === 'not-audio')
       throw new DomainError(
         'invalid_request',
         'The file is not audio in a supported format (MP3, WAV, M4A, FLAC, OGG, WebM)',
         'file',
       );
-    return {
-      principal,
-      generationId,
-      params: { ...params },
-      audio: { base64: audio.bytes.toString('base64'), filename: audio.filename, format },
-    };
+    return { principal, generationId, params: { ...params }, audio };
   }
 
   onModuleDestroy(): Promise<void> {
     return this.fetcher.close();
   }
 
-  private async audioOf(file: unknown): Promise<{ bytes: Buffer; filename: string }> {
-    if (file === undefined || file === null || file === '')
-      throw new DomainError(
-        'invalid_request',
-        'file is required: an upload, a base64 data URL or an http(s) URL',
-        'file',
-      );
+  private async audioOf(file: unknown): Promise<[bytes: Buffer, filename: string]> {
+    if (file === undefined || file === null || file === '') throw fileRequired();
     if (typeof file !== 'string')
       throw new DomainError(
         'invalid_request',
@@ -84,12 +74,20 @@ export class TranscriptionInputService implements OnModuleDestroy {
         'file',
       );
     const dataUrl = DATA_URL.exec(file);
-    if (dataUrl) return { bytes: decodeBase64(file.slice(dataUrl[0].length)), filename: 'audio' };
+    if (dataUrl) return [decodeBase64(file.slice(dataUrl[0].length)), 'audio'];
     if (file.startsWith('data:'))
       throw new DomainError('invalid_request', 'A data URL file must be base64-encoded', 'file');
-    return this.fetcher.fetch(file);
+    const { bytes, filename } = await this.fetcher.fetch(file);
+    return [bytes, filename];
   }
 }
+
+const fileRequired = () =>
+  new DomainError(
+    'invalid_request',
+    'file is required: an upload, a base64 data URL or an http(s) URL',
+    'file',
+  );
 
 /** Decodes strictly (Buffer.from ignores junk) and refuses more than 25 MB before allocating it. */
 export function decodeBase64(text: string): Buffer {
@@ -98,11 +96,7 @@ export function decodeBase64(text: string): Buffer {
     Math.floor((payload.length * 3) / 4) - (payload.endsWith('==') ? 2 : payload.endsWith('=') ? 1 : 0) >
     MAX_AUDIO_BYTES
   ) {
-    throw new DomainError(
-      'payload_too_large',
-      `The audio file is larger than ${MAX_AUDIO_BYTES / 1024 / 1024} MB`,
-      'file',
-    );
+    throw audioTooLarge();
   }
   if (payload.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(payload))
     throw new DomainError('invalid_request', 'The data URL is not valid base64', 'file');

@@ -4,3 +4,4 @@ export * from './blob-url-signature';
 export * from './create-blob-store';
 export * from './local-disk-blob-store';
 export * from './s3-blob-store';
+export * from './transient-blob-sweeper';

@@ -1,11 +1,17 @@
 import { DomainError } from '@gw/contracts';
 import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { type BlobInfo, type BlobObject, type BlobStore, isBlobKey } from './blob-store';
+import {
+  type BlobInfo,
+  type BlobObject,
+  type BlobStore,
+  isBlobKey,
+  TRANSIENT_BLOB_PREFIX,
+} from './blob-store';
 import { signBlobQuery } from './blob-url-signature';
 
 export interface LocalDiskBlobStoreOptions {
@@ -71,6 +77,24 @@ export class LocalDiskBlobStore implements BlobStore {
       );
     const query = signBlobQuery(this.options.urlSecret, key, contentType, expiresAt);
     return Promise.resolve(`${this.options.publicBaseUrl}/${LOCAL_BLOB_ROUTE}/${key}?${query}`);
+  }
+
+  async sweepTransient(before: Date): Promise<number> {
+    const directory = join(this.options.directory, TRANSIENT_BLOB_PREFIX);
+    const names = await readdir(directory).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return [];
+      throw err;
+    });
+    let removed = 0;
+    // Objects, their type sidecars and the `.partial` files of puts a crash cut off alike.
+    for (const name of names) {
+      const path = join(directory, name);
+      const info = await stat(path).catch(() => null);
+      if (!info || info.mtime >= before) continue;
+      await rm(path, { force: true });
+      if (!name.includes('.')) removed += 1;
+    }
+    return removed;
   }
 
   private pathOf(key: string): string {
