@@ -339,6 +339,25 @@ describe('inference transcriptions over NATS, Postgres and mock-upstream', () =>
     expect(await app.eventOf(reply.id)).toMatchObject({ status: 'completed', cost: '0.59892' });
   });
 
+  it('refuses audio whose staged object is gone or is not the announced size, before reserving', async () => {
+    const before = app.reserveRequests.length;
+    const gone = await staged();
+    await app.blobs.delete(gone.key);
+    const wrongSize = { ...(await staged()), size: twoSeconds.length + 1 };
+    for (const audio of [gone, wrongSize])
+      expect(
+        await refusal(
+          app.rpc.request(TranscriptionContracts.transcribe, {
+            principal,
+            generationId: `gen-${randomUUID()}`,
+            audio,
+            params: {},
+          }),
+        ),
+      ).toEqual({ code: 'invalid_request', param: 'file' });
+    expect(app.reserveRequests.length).toBe(before);
+  });
+
   it('passes a refusal by billing on without recording anything', async () => {
     const poor = { ...principal, organizationId: POOR_ORGANIZATION };
     expect(await refusal(transcribe({}, {}, poor))).toEqual({ code: 'insufficient_balance', param: null });

@@ -21,6 +21,9 @@ import { TranscriptionUpstream } from './transcription-upstream';
 
 const TRANSCRIPTION_ENDPOINT: ModelEndpoint = '/v1/audio/transcriptions';
 
+const stagedAudioGone = () =>
+  new DomainError('invalid_request', 'The audio file is no longer available; send it again', 'file');
+
 interface Transcription {
   id: string;
   message: TranscriptionRpcMessageDto;
@@ -94,17 +97,17 @@ export class TranscriptionService {
    */
   private async stagedAudio(audio: TranscriptionAudioDto): Promise<Buffer> {
     const object = await this.blobs.get(audio.key);
-    if (!object || object.size !== audio.size) {
-      object?.body.destroy();
-      throw new DomainError(
-        'invalid_request',
-        'The audio file is no longer available; send it again',
-        'file',
-      );
-    }
-    const chunks: Buffer[] = [];
-    for await (const chunk of object.body as AsyncIterable<Buffer>) chunks.push(chunk);
-    return Buffer.concat(chunks, object.size);
+    // Copied into one buffer of the announced size as the chunks arrive: the file is held once, not twice.
+    const bytes = Buffer.allocUnsafe(audio.size);
+    let offset = 0;
+    if (object && object.size === audio.size)
+      for await (const chunk of object.body as AsyncIterable<Buffer>) {
+        if (offset + chunk.length > bytes.length) break;
+        offset += chunk.copy(bytes, offset);
+      }
+    object?.body.destroy();
+    if (offset !== bytes.length) throw stagedAudioGone();
+    return bytes;
   }
 
   /** The named model, or the catalogue's first transcription model: the classic one in the demo catalogue. */
