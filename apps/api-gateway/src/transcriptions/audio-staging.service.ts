@@ -18,8 +18,8 @@ export type StagedAudio = TranscriptionAudio | 'not-audio';
 /** A multipart transcription request: its fields, and what became of its `file`. */
 export interface AudioForm {
   fields: Record<string, string | string[]>;
-  /** `absent` when no part is named `file`. */
-  audio: StagedAudio | 'absent';
+  /** Undefined without a file part: a text field `file` then names the audio, as in JSON. */
+  audio: StagedAudio | undefined;
 }
 
 export const audioTooLarge = () =>
@@ -83,7 +83,7 @@ export class AudioStagingService {
     });
     try {
       await parsed;
-      return { fields, audio: (await file.staged) ?? 'absent' };
+      return { fields, audio: (await file.staged) ?? undefined };
     } catch (err) {
       request.unpipe();
       await file.staged?.then(

@@ -6,7 +6,12 @@ import { MAX_AUDIO_BYTES, TranscriptionParamsDto } from '@gw/dto';
 import { validationErrorToDomainError } from '@gw/platform';
 import { API_GATEWAY_ENV, ApiGatewayEnv } from '../api-gateway.env';
 import { parseAllowHosts } from './address-policy';
-import { type AudioForm, AudioStagingService, audioTooLarge } from './audio-staging.service';
+import {
+  type AudioForm,
+  AudioStagingService,
+  audioTooLarge,
+  type StagedAudio,
+} from './audio-staging.service';
 import { AudioUrlFetcher } from './audio-url-fetcher';
 import { findJsonHazard } from '../http/json-hazards';
 import { formFieldsToParams } from './form-fields';
@@ -33,13 +38,13 @@ export class TranscriptionInputService implements OnModuleDestroy {
   }
 
   /**
-   * `upload` is the multipart form's staged file, or undefined for a JSON body, whose audio is read
-   * here and staged last, once everything else has been checked.
+   * `upload` is the multipart form's staged file; without one (a JSON body, or a form whose `file` is
+   * a text field) the audio is read from `file` here and staged last, once everything else is checked.
    */
   async build(
     principal: Principal,
     fields: Record<string, unknown>,
-    upload: AudioForm['audio'] | undefined,
+    upload: AudioForm['audio'],
     generationId: string,
   ): Promise<TranscriptionRequest> {
     const { file, ...rest } = fields ?? {};
@@ -50,8 +55,7 @@ export class TranscriptionInputService implements OnModuleDestroy {
     const params = plainToInstance(TranscriptionParamsDto, formFieldsToParams(rest));
     const errors = validateSync(params, { whitelist: true, forbidNonWhitelisted: true });
     if (errors.length > 0) throw validationErrorToDomainError(errors);
-    if (upload === 'absent') throw fileRequired();
-    const audio = upload ?? (await this.staging.stageBytes(...(await this.audioOf(file))));
+    const audio = upload ?? (await this.stagedFrom(file));
     if (audio === 'not-audio')
       throw new DomainError(
         'invalid_request',
@@ -65,8 +69,19 @@ export class TranscriptionInputService implements OnModuleDestroy {
     return this.fetcher.close();
   }
 
-  private async audioOf(file: unknown): Promise<[bytes: Buffer, filename: string]> {
-    if (file === undefined || file === null || file === '') throw fileRequired();
+  /** A data URL or an http(s) URL's audio, staged; `file` is checked before anything is read. */
+  private async stagedFrom(file: unknown): Promise<StagedAudio> {
+    const { bytes, filename } = await this.audioOf(file);
+    return this.staging.stageBytes(bytes, filename);
+  }
+
+  private async audioOf(file: unknown): Promise<{ bytes: Buffer; filename: string }> {
+    if (file === undefined || file === null || file === '')
+      throw new DomainError(
+        'invalid_request',
+        'file is required: an upload, a base64 data URL or an http(s) URL',
+        'file',
+      );
     if (typeof file !== 'string')
       throw new DomainError(
         'invalid_request',
@@ -74,20 +89,12 @@ export class TranscriptionInputService implements OnModuleDestroy {
         'file',
       );
     const dataUrl = DATA_URL.exec(file);
-    if (dataUrl) return [decodeBase64(file.slice(dataUrl[0].length)), 'audio'];
+    if (dataUrl) return { bytes: decodeBase64(file.slice(dataUrl[0].length)), filename: 'audio' };
     if (file.startsWith('data:'))
       throw new DomainError('invalid_request', 'A data URL file must be base64-encoded', 'file');
-    const { bytes, filename } = await this.fetcher.fetch(file);
-    return [bytes, filename];
+    return this.fetcher.fetch(file);
   }
 }
-
-const fileRequired = () =>
-  new DomainError(
-    'invalid_request',
-    'file is required: an upload, a base64 data URL or an http(s) URL',
-    'file',
-  );
 
 /** Decodes strictly (Buffer.from ignores junk) and refuses more than 25 MB before allocating it. */
 export function decodeBase64(text: string): Buffer {
