@@ -1,52 +1,68 @@
 #!/usr/bin/env node
-// Memory of a large upload: the resident set of each process idle, then sampled every 20 ms while a
-// multipart body of --mb megabytes streams in (produced chunk by chunk, never held whole here either).
-//   node tools/bench/upload-rss.mjs [--mb 50]
-//       a PNG to POST /v1/storage/files on the built embedded app (gateway and storage in one process)
-//   node tools/bench/upload-rss.mjs --transcription [--mb 25] [--modes embedded,distributed]
-//       a WAV to POST /v1/audio/transcriptions: on the embedded app (one process), and in the distributed
-//       mode with the gateway and inference measured apart (each app its own process, a private
-//       nats-server with its default 1 MB max_payload, s3rver, a scratch database on DATABASE_URL's server)
-// Build first: `npx nx build embedded`, and for the distributed mode
-// `npx nx run-many -t build -p api-gateway auth billing inference media storage mock-upstream`.
+// Memory of a large file upload: the resident set of each process that a streamed multipart upload
+// of --mb megabytes (default 50) to POST /v1/storage/files passes through, idle before the first
+// upload, at its peak during each (sampled every 20 ms) and 2 s after each answer, in either mode
+// of lib/targets.mjs:
+//   embedded     one process, gateway and storage service together (so both are counted), local-disk store
+//   distributed  the gateway and the storage service as processes of their own (with the other
+//                services) over a private nats-server and a scratch database on --database-url's
+//                server, S3 from an s3rver started here
+// --uploads N uploads one after another, to tell a first upload's one-time costs from what each costs.
+// --transcription sends a WAV of 25 MB less 1 KB (--mb sets another size) to POST /v1/audio/transcriptions
+// instead, watching the gateway and inference in the distributed mode, with the demo catalogue and
+// mock-upstream as the provider; the private nats-server keeps its default 1 MB max_payload, so the audio
+// can only cross as a blob-store key (claim check).
+// Build first: `npx nx run-many -t build -p embedded api-gateway auth billing inference media storage mock-upstream`.
+//   node tools/bench/upload-rss.mjs [--mb 50] [--modes embedded,distributed] [--uploads 1] [--transcription]
+//                                   [--database-url postgres://postgres@127.0.0.1:5432/postgres]
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { freePort, portOpen, startProcess, waitUntil } from './lib/processes.mjs';
-import { seedOrganization } from './lib/targets.mjs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort, startProcess, waitUntil, httpAnswers } from './lib/processes.mjs';
+import { residentMbOf } from './lib/proc.mjs';
+import { distributedTarget, embeddedTarget } from './lib/targets.mjs';
 
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const require = createRequire(import.meta.url);
+
 const args = Object.fromEntries(
   process.argv
     .slice(2)
     .reduce(
       (pairs, arg, i, all) =>
         arg.startsWith('--')
-          ? [...pairs, [arg.slice(2), all[i + 1] && !all[i + 1].startsWith('--') ? all[i + 1] : 'true']]
+          ? [...pairs, [arg.slice(2), all[i + 1]?.startsWith('--') === false ? all[i + 1] : 'true']]
           : pairs,
       [],
     ),
 );
 const TRANSCRIPTION = args.transcription === 'true';
-/** 25 MB is the transcription limit; a few bytes under it. */
+/** The file's size: 25 MB is the transcription limit, so a little under it by default. */
 const BYTES = args.mb
-  ? Number(args.mb) * 1024 * 1024 - (TRANSCRIPTION ? 1024 : 0)
+  ? Number(args.mb) * 1024 * 1024
   : TRANSCRIPTION
     ? 25 * 1024 * 1024 - 1024
     : 50 * 1024 * 1024;
-const MODES = TRANSCRIPTION ? (args.modes ?? 'embedded,distributed').split(',') : ['embedded'];
-const SERVICES = ['auth', 'billing', 'inference', 'media', 'storage'];
-const ROOT = process.cwd();
-
-const rssMb = (pid) =>
-  Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+const MODES = (args.modes ?? 'embedded,distributed').split(',');
+const UPLOADS = Number(args.uploads ?? 1);
+/** The processes whose memory an upload could grow, by the name their target gives them. */
+const WATCHED = TRANSCRIPTION
+  ? {
+      embedded: { node: 'embedded (gateway + inference + mock-upstream)' },
+      distributed: { 'api-gateway': 'gateway', inference: 'inference' },
+    }
+  : {
+      embedded: { node: 'embedded (gateway + storage)' },
+      distributed: { 'api-gateway': 'gateway', storage: 'storage' },
+    };
+const ROUTE = TRANSCRIPTION ? '/v1/audio/transcriptions' : '/v1/storage/files';
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The file's first bytes: a PNG signature, or a WAV header for 16 kHz mono 16-bit PCM of the rest. */
-function fileHead(bytes) {
-  if (!TRANSCRIPTION) return Buffer.from('89504e470d0a1a0a', 'hex');
+/** 16 kHz mono 16-bit PCM: the header of a WAV file of `bytes` in all. */
+function wavHeader(bytes) {
   const wav = Buffer.alloc(44);
   wav.write('RIFF', 0, 'ascii');
   wav.writeUInt32LE(bytes - 8, 4);
@@ -63,13 +79,15 @@ function fileHead(bytes) {
   return wav;
 }
 
-/** A multipart body with one file of `bytes`, produced chunk by chunk. */
+/**
+ * A multipart body with one file of `bytes` (a PNG to store, or a WAV to transcribe) and one field,
+ * produced chunk by chunk (never held whole here either).
+ */
 function multipartFile(bytes, boundary) {
   const chunk = randomBytes(64 * 1024);
-  const head = fileHead(bytes);
-  const [field, value, filename, type] = TRANSCRIPTION
-    ? ['response_format', 'verbose_json', 'long.wav', 'audio/wav']
-    : ['storagePolicy', 'TEMP_UPLOAD', 'big.png', 'image/png'];
+  const [field, value, filename, type, head] = TRANSCRIPTION
+    ? ['response_format', 'verbose_json', 'long.wav', 'audio/wav', wavHeader(bytes)]
+    : ['storagePolicy', 'TEMP_UPLOAD', 'big.png', 'image/png', Buffer.from('89504e470d0a1a0a', 'hex')];
   let left = bytes - head.length;
   let stage = 'head';
   return new ReadableStream({
@@ -95,173 +113,140 @@ function multipartFile(bytes, boundary) {
   });
 }
 
-/** Sends the upload while sampling the RSS of `processes` ({ name: pid }); prints idle and peak of each. */
-async function measure(mode, base, key, processes) {
-  await sleep(3000);
-  const idle = Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, rssMb(pid)]));
-  const peak = { ...idle };
-  const sampler = setInterval(() => {
-    for (const [name, pid] of Object.entries(processes)) peak[name] = Math.max(peak[name], rssMb(pid));
-  }, 20);
-  const boundary = `bench${Date.now()}`;
-  const route = TRANSCRIPTION ? '/v1/audio/transcriptions' : '/v1/storage/files';
-  const began = Date.now();
-  const response = await fetch(`${base}${route}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
-    body: multipartFile(BYTES, boundary),
-    duplex: 'half',
-  });
-  const answer = await response.json();
-  // The answer has left; what the call still frees (the staged object, buffers) does not raise the peak.
-  await sleep(500);
-  clearInterval(sampler);
-  const outcome = TRANSCRIPTION
-    ? `${answer.usage?.durationSeconds ?? answer.error?.message} s of audio`
-    : `size ${answer.size}`;
-  console.log(
-    `${mode}: POST ${route} of ${(BYTES / 1024 / 1024).toFixed(2)} MB: ${response.status} in ${Date.now() - began} ms, ${outcome}`,
-  );
-  console.table(
-    Object.keys(processes).map((name) => ({
-      process: name,
-      'idle RSS (MB)': idle[name].toFixed(1),
-      'peak RSS during the call (MB)': peak[name].toFixed(1),
-      'growth (MB)': (peak[name] - idle[name]).toFixed(1),
-    })),
-  );
-}
-
-async function embedded(work) {
+/** mock-upstream, the provider of the demo catalogue's transcription models. */
+async function startMockUpstream(logDir) {
   const port = await freePort();
-  const dataDir = join(work, 'embedded');
-  mkdirSync(dataDir);
-  // Enterable by others, so that as root the embedded PostgreSQL keeps its cluster inside it and is removed with it.
-  chmodSync(dataDir, 0o755);
-  const app = startProcess({
-    name: 'embedded',
+  const mock = startProcess({
+    name: 'mock-upstream',
     command: process.execPath,
-    args: [join(ROOT, 'dist/apps/embedded/main.js')],
-    env: {
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      EMBEDDED_PG_PORT: String(await freePort()),
-      LOG_LEVEL: 'warn',
-    },
-    logDir: work,
+    args: [join(ROOT, 'dist/apps/mock-upstream/main.js')],
+    cwd: ROOT,
+    env: { PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+    logDir,
   });
-  try {
-    const [, key] = await waitUntil(
-      'the embedded app',
-      () =>
-        /Demo API key\s+(\S+)[\s\S]*curl -s \S+\/v1\/history\/generations.*\n/.exec(
-          readFileSync(app.logFile, 'utf8'),
-        ),
-      { alive: app.running, timeoutMs: 180_000 },
-    );
-    await measure('embedded', `http://127.0.0.1:${port}/api`, key, { embedded: app.pid });
-  } finally {
-    await app.stop();
-  }
+  const url = `http://127.0.0.1:${port}`;
+  await waitUntil('mock-upstream', () => httpAnswers(url), { alive: mock.running, timeoutMs: 60_000 });
+  return { url, stop: () => mock.stop() };
 }
 
-async function distributed(work) {
-  const { Client } = require('pg');
+/** An S3 server for the distributed mode; its data lives under `directory`. */
+async function startS3(directory) {
   const S3rver = require('s3rver');
-  const serverUrl = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
-  const database = `bench_rss_${randomBytes(4).toString('hex')}`;
-  const databaseUrl = new URL(serverUrl);
-  databaseUrl.pathname = `/${database}`;
-  const admin = async (sql) => {
-    const client = new Client({ connectionString: serverUrl.toString() });
-    await client.connect();
-    try {
-      return await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
-  const started = [];
-  const s3Port = await freePort();
-  const s3Dir = join(work, 's3');
-  mkdirSync(s3Dir);
-  const s3 = new S3rver({
+  const port = await freePort();
+  const bucket = 'upload-rss';
+  mkdirSync(directory, { recursive: true });
+  const server = new S3rver({
     address: '127.0.0.1',
-    port: s3Port,
+    port,
     silent: true,
-    directory: s3Dir,
-    configureBuckets: [{ name: 'bench-rss' }],
+    directory,
+    configureBuckets: [{ name: bucket }],
   });
-  await s3.run();
-  await admin(`CREATE DATABASE "${database}"`);
-  try {
-    const natsPort = await freePort();
-    const nats = startProcess({
-      name: 'nats-server',
-      command: process.env.NATS_SERVER_BIN ?? 'nats-server',
-      args: ['-a', '127.0.0.1', '-p', String(natsPort), '-js', '-sd', join(work, 'nats')],
-      logDir: work,
-    });
-    started.push(nats);
-    await waitUntil('nats-server', () => portOpen(natsPort), { alive: nats.running, timeoutMs: 10_000 });
-    const mockPort = await freePort();
-    const adminToken = `adm-${randomBytes(24).toString('hex')}`;
-    const env = {
-      NATS_URL: `nats://127.0.0.1:${natsPort}`,
-      DATABASE_URL: databaseUrl.toString(),
-      JWT_SECRET: randomBytes(32).toString('base64url'),
-      ADMIN_TOKEN: adminToken,
-      MOCK_UPSTREAM_URL: `http://127.0.0.1:${mockPort}`,
-      LOG_LEVEL: 'log',
+  await server.run();
+  return {
+    env: {
       BLOB_STORE: 's3',
-      S3_ENDPOINT: `http://127.0.0.1:${s3Port}`,
-      S3_BUCKET: 'bench-rss',
+      S3_ENDPOINT: `http://127.0.0.1:${port}`,
+      S3_REGION: 'us-east-1',
+      S3_BUCKET: bucket,
       S3_ACCESS_KEY_ID: 'S3RVER',
       S3_SECRET_ACCESS_KEY: 'S3RVER',
       S3_FORCE_PATH_STYLE: 'true',
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-    };
-    const app = (name, extra = {}) => {
-      const child = startProcess({
-        name,
-        command: process.execPath,
-        args: [join(ROOT, 'dist/apps', name, 'main.js')],
-        cwd: ROOT,
-        env: { ...env, ...extra },
-        logDir: work,
+    },
+    stop: () => server.close(),
+  };
+}
+
+async function measure(mode, ctx) {
+  const target = await (mode === 'embedded' ? embeddedTarget(ctx) : distributedTarget(ctx));
+  try {
+    const watched = target
+      .components(new Set(), [])
+      .filter((component) => WATCHED[mode][component.name])
+      .map((component) => ({ label: WATCHED[mode][component.name], pid: component.pids[0] }));
+    await sleep(3000);
+    for (const entry of watched) entry.idle = residentMbOf(entry.pid);
+    const rows = [];
+    for (let upload = 1; upload <= UPLOADS; upload++) {
+      for (const entry of watched) entry.peak = residentMbOf(entry.pid);
+      const sampler = setInterval(() => {
+        for (const entry of watched) entry.peak = Math.max(entry.peak, residentMbOf(entry.pid) ?? 0);
+      }, 20);
+      const boundary = `bench${Date.now()}`;
+      const began = Date.now();
+      const response = await fetch(`${target.base}${ROUTE}`, {
+        method: 'POST',
+        headers: {
+          authorization: target.headers.replace(/^Authorization:\s*/i, ''),
+          'content-type': `multipart/form-data; boundary=${boundary}`,
+        },
+        body: multipartFile(BYTES, boundary),
+        duplex: 'half',
       });
-      started.push(child);
-      return child;
-    };
-    const serving = (child, pattern) =>
-      waitUntil(child.name, () => pattern.test(readFileSync(child.logFile, 'utf8')), {
-        alive: () => started.every((c) => c.running()),
-        timeoutMs: 180_000,
-      });
-    await serving(app('mock-upstream', { PORT: String(mockPort) }), /listening/);
-    const services = Object.fromEntries(SERVICES.map((name) => [name, app(name)]));
-    for (const service of Object.values(services)) await serving(service, /serving on NATS/);
-    const port = await freePort();
-    const gateway = app('api-gateway', { PORT: String(port), HOST: '127.0.0.1' });
-    await serving(gateway, /Gateway listening/);
-    const base = `http://127.0.0.1:${port}/api`;
-    const key = await waitUntil('seeding', () => seedOrganization(base, adminToken), { timeoutMs: 120_000 });
-    await measure('distributed', base, key, {
-      'api-gateway': gateway.pid,
-      inference: services.inference.pid,
-    });
+      const answer = await response.json();
+      const took = Date.now() - began;
+      clearInterval(sampler);
+      const outcome = TRANSCRIPTION
+        ? `${answer.usage?.durationSeconds ?? answer.error?.message} s of audio`
+        : `size ${answer.size}`;
+      console.log(
+        `${mode}, upload ${upload}: POST ${ROUTE} of ${(BYTES / 1024 / 1024).toFixed(2)} MB answered ${response.status} in ${took} ms, ${outcome}`,
+      );
+      await sleep(2000);
+      for (const entry of watched)
+        rows.push({
+          mode,
+          process: entry.label,
+          upload,
+          'idle RSS (MB)': entry.idle.toFixed(1),
+          'peak RSS (MB)': entry.peak.toFixed(1),
+          'peak - idle (MB)': (entry.peak - entry.idle).toFixed(1),
+          'RSS 2 s after (MB)': residentMbOf(entry.pid).toFixed(1),
+        });
+    }
+    return rows;
   } finally {
-    for (const child of started.reverse()) await child.stop();
-    await admin(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
-    await s3.close();
+    await target.stop();
   }
 }
 
 const work = mkdtempSync(join(tmpdir(), 'gw-rss-'));
-chmodSync(work, 0o755);
+const logDir = join(work, 'logs');
+mkdirSync(logDir);
+let s3;
+let mock;
 try {
-  for (const mode of MODES) await (mode === 'distributed' ? distributed(work) : embedded(work));
+  if (TRANSCRIPTION) mock = await startMockUpstream(logDir);
+  const rows = [];
+  for (const mode of MODES) {
+    if (mode === 'distributed') s3 = await startS3(join(work, 's3'));
+    const ctx = {
+      root: ROOT,
+      work,
+      logDir,
+      // Uploads reach no provider, so the bench catalogue only has to load; transcriptions reach mock-upstream.
+      mockUrl: mock?.url ?? `http://127.0.0.1:${await freePort()}`,
+      catalogue: join(
+        ROOT,
+        TRANSCRIPTION ? 'config/catalogue.demo.json' : 'tools/bench/catalogue.bench.json',
+      ),
+      serverCpus: null,
+      options: {
+        rateLimits: false,
+        databaseUrl: args['database-url'] ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+        natsUrl: null,
+        replicas: 1,
+      },
+      env: mode === 'distributed' ? s3.env : {},
+    };
+    rows.push(...(await measure(mode, ctx)));
+  }
+  console.table(rows);
+} catch (err) {
+  console.error(`${err.message}\nlogs in ${logDir}`);
+  process.exitCode = 1;
 } finally {
-  rmSync(work, { recursive: true, force: true });
+  await s3?.stop();
+  await mock?.stop();
+  if (!process.exitCode) rmSync(work, { recursive: true, force: true });
 }

@@ -176,6 +176,48 @@ describe('billing settlement from JetStream', () => {
     await expect(app.balance(org)).resolves.toBe('7.00000000');
   });
 
+  it('decides a batch in order: holds freed by earlier events count, a repeat and a foreign generation are duplicates', async () => {
+    const org = randomUUID();
+    const other = randomUUID();
+    await app.credit(org, '10');
+    await app.credit(other, '10');
+    const first = generationFinishedEvent(org, { cost: '2' });
+    const second = generationFinishedEvent(org, { cost: '2' });
+    const unreserved = generationFinishedEvent(org, { cost: '4' });
+    const late = generationFinishedEvent(org, { cost: '1' });
+    await reserve(org, first.generationId, '3');
+    await reserve(org, second.generationId, '2');
+    await reserve(org, late.generationId, '1');
+    await app.sql.query(
+      `UPDATE billing.reservations SET expires_at = now() - interval '1 second' WHERE generation_id = $1`,
+      [late.generationId],
+    );
+    const settlement = app.services[0].get(SettlementService);
+    await expect(settlement.expire({ organizationId: org, generationId: late.generationId })).resolves.toBe(
+      true,
+    );
+    const foreign = { ...generationFinishedEvent(other, { cost: '5' }), generationId: first.generationId };
+
+    const outcomes = await settlement.settleBatch([first, second, first, foreign, unreserved, late]);
+
+    expect(outcomes.map((o) => (o.ok ? o.value : 'refused'))).toEqual([
+      'settled',
+      'settled',
+      'duplicate',
+      'duplicate',
+      'settled',
+      'settled',
+    ]);
+    // 10 − 2 − 2; the unreserved event finds both holds freed (6 free) and pays its 4; the late one pays from the last 2.
+    expect((await generationRow(unreserved.generationId)).client_cost).toBe('4.00000000');
+    expect((await generationRow(late.generationId)).list_status).toBe('completed');
+    await expect(app.balance(org)).resolves.toBe('1.00000000');
+    await expect(app.balance(other)).resolves.toBe('10.00000000');
+    expect(await charges(first.generationId)).toBe(1);
+    expect(await reservationStatus(first.generationId)).toBe('settled');
+    expect(await reservationStatus(late.generationId)).toBe('settled');
+  });
+
   it('drops an event that can never be recorded and goes on with the next', async () => {
     const org = randomUUID();
     await app.publish({

@@ -7,6 +7,7 @@ export * from './auth/auth.contracts';
 export * from './billing/billing.contracts';
 export * from './media/media.contracts';
 export * from './storage/storage.contracts';
+export * from './storage/generated-files.contracts';
 export * from './auth/api-key-hash';
 export * from './auth/oauth.contracts';
 export * from './auth/pkce';

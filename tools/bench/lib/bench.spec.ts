@@ -7,6 +7,7 @@ import {
   parseStat,
   privateMbOf,
   processTree,
+  residentMbOf,
   snapshotProcesses,
 } from './proc.mjs';
 import {
@@ -106,6 +107,8 @@ describe('/proc', () => {
     expect(self?.rssPages).toBeGreaterThan(0);
     expect(privateMbOf(process.pid)).toBeGreaterThan(1);
     expect(privateMbOf(0)).toBeNull();
+    expect(residentMbOf(process.pid)).toBeGreaterThanOrEqual(privateMbOf(process.pid)!);
+    expect(residentMbOf(0)).toBeNull();
   });
 
   const stat = (pid: number, ppid: number, utime: number) => ({

@@ -125,3 +125,13 @@ export function privateMbOf(pid) {
     return null;
   }
 }
+
+/** Resident memory (VmRSS of /proc/<pid>/status) in MB, or null once the process is gone. */
+export function residentMbOf(pid) {
+  try {
+    const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'latin1'));
+    return match ? Number(match[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
+}

@@ -31,7 +31,10 @@ const rateLimits = (on) => ({
   RATE_LIMIT_CONCURRENT_PER_ORGANIZATION: on ? '1000000' : '0',
 });
 
-/** `ctx`: { root, work, logDir, mockUrl, mockProcess, catalogue, serverCpus, options } */
+/**
+ * `ctx`: { root, work, logDir, mockUrl, mockProcess, catalogue, serverCpus, options, env? }; `env`
+ * adds to the environment of every process of either gateway mode.
+ */
 
 export function directTarget(ctx) {
   return {
@@ -110,6 +113,7 @@ const gatewayEnv = (ctx, adminToken) => ({
   NODE_ENV: 'production',
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   ...rateLimits(ctx.options.rateLimits),
+  ...ctx.env,
 });
 
 export async function embeddedTarget(ctx) {

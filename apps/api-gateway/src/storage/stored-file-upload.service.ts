@@ -6,9 +6,7 @@ import {
   DomainError,
   type Principal,
   StorageContracts,
-  storageQuotaExceeded,
   type StoredFile,
-  storedFileTooLarge,
   type UploadSlot,
 } from '@gw/contracts';
 import {
@@ -18,9 +16,9 @@ import {
   UploadStoredFileFieldsDto,
 } from '@gw/dto';
 import { RpcClient, validationErrorToDomainError } from '@gw/platform';
-import { BLOB_STORE, type BlobStore } from '@gw/platform/blobs';
+import { BLOB_STORE, type BlobStore, uploadSlotBound } from '@gw/platform/blobs';
 import type { Request } from 'express';
-import { type Readable, Transform } from 'node:stream';
+import { type Readable } from 'node:stream';
 import { findJsonHazard } from '../http/json-hazards';
 import { peek } from '../http/stream-peek';
 
@@ -96,7 +94,6 @@ export class StoredFileUploadService {
         fileId: object.slot.fileId,
         fileType: object.media.fileType,
         mimeType: object.media.mimeType,
-        source: 'USER_UPLOAD',
         storagePolicy: params.storagePolicy,
         externalUserId: params.externalUserId ?? null,
         size: object.size,
@@ -126,29 +123,25 @@ export class StoredFileUploadService {
         'file',
       );
     const slot = await this.rpc.request(StorageContracts.beginUpload, { principal });
-    let size = 0;
-    const counted = new Transform({
-      transform(chunk: Buffer, _encoding, done) {
-        size += chunk.length;
-        if (size <= slot.maxBytes) return done(null, chunk);
-        done(slot.limitedBy === 'quota' ? storageQuotaExceeded() : storedFileTooLarge(slot.maxBytes));
-      },
-    });
-    body.once('error', (err) => counted.destroy(err));
+    const bounded = body.pipe(uploadSlotBound(slot));
+    body.once('error', (err) => bounded.destroy(err));
     try {
-      await this.blobs.put(slot.objectKey, body.pipe(counted), media.mimeType);
+      const { size } = await this.blobs.put(slot.objectKey, bounded, media.mimeType);
+      return { slot, media, size };
     } catch (err) {
       await this.abort(principal, slot);
       throw err instanceof DomainError
         ? err
         : new DomainError('invalid_request', 'The upload was cut off', 'file');
     }
-    return { slot, media, size };
   }
 
-  /** Removes what an upload left; what cannot be removed now the storage sweeper removes later. */
+  /**
+   * Has the storage service remove what an upload left, object and record, if the upload is still
+   * pending there. The object is never removed here: after an unanswered completion the file may be
+   * stored already. What the service cannot be asked to remove now, its sweeper removes later.
+   */
   private async abort(principal: Principal, slot: UploadSlot): Promise<void> {
-    await this.blobs.delete(slot.objectKey).catch(() => undefined);
     await this.rpc
       .request(StorageContracts.abortUpload, { principal, fileId: slot.fileId })
       .catch((err: unknown) =>

@@ -64,7 +64,28 @@ export interface NewLedgerEntry {
 
 export type NewGeneration = Omit<GenerationEntity, 'recordedAt'>;
 
+/** A generation of an organization, as the batch statements look one up. */
+export interface GenerationKey {
+  organizationId: string;
+  generationId: string;
+}
+
+export interface RecordedErrorCode extends GenerationKey {
+  code: string | null;
+}
+
+export interface ReservationMark extends GenerationKey {
+  status: ReservationStatus;
+}
+
 const RESERVATION_COLUMNS = `"generation_id", "organization_id", "api_key_id", "amount", "status", "created_at", "expires_at", "context"`;
+
+/** A column list with each column prefixed by a table alias. */
+const qualified = (alias: string, columns: string): string =>
+  columns
+    .split(', ')
+    .map((column) => `${alias}.${column}`)
+    .join(', ');
 
 /** Everything an event reports; the id and organization of a recorded generation never change. */
 const REPLACEABLE_GENERATION_FIELDS: (keyof NewGeneration)[] = [
@@ -126,6 +147,8 @@ export interface LedgerTransaction {
   insertReservations(reservations: NewReservation[]): Promise<Set<string>>;
   /** Locks the reservation row, so a settlement and the expiry sweep never both act on it. */
   findReservation(organizationId: string, generationId: string): Promise<HeldReservation | null>;
+  /** `findReservation` for many generations in one statement. */
+  findReservations(keys: readonly GenerationKey[]): Promise<HeldReservation[]>;
   /** Adds the deltas (negative to free) to the key's counters of the given windows, creating them at zero. */
   addToCounters(
     organizationId: string,
@@ -135,10 +158,14 @@ export interface LedgerTransaction {
     spent: Decimal,
   ): Promise<void>;
   markReservation(organizationId: string, generationId: string, status: ReservationStatus): Promise<void>;
+  /** `markReservation` for many holds in one statement. */
+  markReservations(marks: readonly ReservationMark[]): Promise<void>;
   /** Adds `by` to a held reservation and moves its expiry to `expiresAt` (a growing hold is a live one). */
   growReservation(organizationId: string, generationId: string, by: Decimal, expiresAt: Date): Promise<void>;
   setBalance(organizationId: string, balance: Decimal): Promise<void>;
   appendEntry(entry: NewLedgerEntry): Promise<void>;
+  /** Many entries in one statement, in the order given. */
+  appendEntries(entries: readonly NewLedgerEntry[]): Promise<void>;
   findCredit(
     organizationId: string,
     idempotencyKey: string,
@@ -148,8 +175,10 @@ export interface LedgerTransaction {
    * one event racing in two transactions serialise here and the second one sees the first's row.
    */
   recordGeneration(organizationId: string, generation: NewGeneration): Promise<boolean>;
-  /** The error code of a recorded generation (null when it has none), or undefined when none is recorded; locks the row. */
-  recordedErrorCode(organizationId: string, id: string): Promise<string | null | undefined>;
+  /** `recordGeneration` for many in one statement; answers the ids that were inserted. */
+  recordGenerations(generations: readonly NewGeneration[]): Promise<Set<string>>;
+  /** The recorded generations among `keys`, each with its error code (null when it has none). Locks the rows. */
+  recordedErrorCodes(keys: readonly GenerationKey[]): Promise<RecordedErrorCode[]>;
   /** Overwrites a recorded generation with what its late event reported. */
   replaceGeneration(organizationId: string, generation: NewGeneration): Promise<void>;
 }
@@ -373,33 +402,23 @@ export class TypeOrmLedgerTransaction implements LedgerTransaction {
     }));
   }
 
-  async addToCounterRows(rows: CounterValue[]): Promise<void> {
-    if (rows.length === 0) return;
-    await this.manager.query(
-      `INSERT INTO "billing"."spending_counters" AS c
-         ("organization_id", "api_key_id", "period", "window_start", "held", "spent")
-       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::timestamptz[], $5::numeric[], $6::numeric[])
-       ON CONFLICT ("organization_id", "api_key_id", "period", "window_start") DO UPDATE
-         SET "held" = c."held" + EXCLUDED."held", "spent" = c."spent" + EXCLUDED."spent"`,
-      [
-        rows.map((r) => r.organizationId),
-        rows.map((r) => r.apiKeyId),
-        rows.map((r) => r.period),
-        rows.map((r) => r.windowStart),
-        rows.map((r) => r.held.toFixed()),
-        rows.map((r) => r.spent.toFixed()),
-      ],
-    );
+  addToCounterRows(rows: CounterValue[]): Promise<void> {
+    return this.upsertCounterRows(rows, `c."held" + EXCLUDED."held"`, `c."spent" + EXCLUDED."spent"`);
   }
 
-  async setCounterRows(rows: CounterValue[]): Promise<void> {
+  setCounterRows(rows: CounterValue[]): Promise<void> {
+    return this.upsertCounterRows(rows, `EXCLUDED."held"`, `EXCLUDED."spent"`);
+  }
+
+  /** Inserts the counters, or sets an existing one's held and spent to the given expressions. */
+  private async upsertCounterRows(rows: CounterValue[], held: string, spent: string): Promise<void> {
     if (rows.length === 0) return;
     await this.manager.query(
       `INSERT INTO "billing"."spending_counters" AS c
          ("organization_id", "api_key_id", "period", "window_start", "held", "spent")
        SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::timestamptz[], $5::numeric[], $6::numeric[])
        ON CONFLICT ("organization_id", "api_key_id", "period", "window_start") DO UPDATE
-         SET "held" = EXCLUDED."held", "spent" = EXCLUDED."spent"`,
+         SET "held" = ${held}, "spent" = ${spent}`,
       [
         rows.map((r) => r.organizationId),
         rows.map((r) => r.apiKeyId),
@@ -452,6 +471,11 @@ export class TypeOrmLedgerTransaction implements LedgerTransaction {
   }
 
   async findReservation(organizationId: string, generationId: string): Promise<HeldReservation | null> {
+    const [reservation] = await this.findReservations([{ organizationId, generationId }]);
+    return reservation ?? null;
+  }
+
+  async findReservations(keys: readonly GenerationKey[]): Promise<HeldReservation[]> {
     const rows: {
       generation_id: string;
       organization_id: string;
@@ -462,13 +486,13 @@ export class TypeOrmLedgerTransaction implements LedgerTransaction {
       expires_at: Date;
       context: ReservationContext | null;
     }[] = await this.manager.query(
-      `SELECT ${RESERVATION_COLUMNS} FROM "billing"."reservations"
-          WHERE "organization_id" = $1 AND "generation_id" = $2 FOR UPDATE`,
-      [organizationId, generationId],
+      `SELECT ${qualified('r', RESERVATION_COLUMNS)} FROM "billing"."reservations" r
+         JOIN unnest($1::uuid[], $2::text[]) AS k("organization_id", "generation_id")
+           ON r."organization_id" = k."organization_id" AND r."generation_id" = k."generation_id"
+          FOR UPDATE OF r`,
+      [keys.map((k) => k.organizationId), keys.map((k) => k.generationId)],
     );
-    const row = rows[0];
-    if (!row) return null;
-    return {
+    return rows.map((row) => ({
       generationId: row.generation_id,
       organizationId: row.organization_id,
       apiKeyId: row.api_key_id,
@@ -477,7 +501,7 @@ export class TypeOrmLedgerTransaction implements LedgerTransaction {
       createdAt: row.created_at,
       expiresAt: row.expires_at,
       context: row.context,
-    };
+    }));
   }
 
   async addToCounters(
@@ -506,14 +530,17 @@ export class TypeOrmLedgerTransaction implements LedgerTransaction {
     );
   }
 
-  async markReservation(
-    organizationId: string,
-    generationId: string,
-    status: ReservationStatus,
-  ): Promise<void> {
+  markReservation(organizationId: string, generationId: string, status: ReservationStatus): Promise<void> {
+    return this.markReservations([{ organizationId, generationId, status }]);
+  }
+
+  async markReservations(marks: readonly ReservationMark[]): Promise<void> {
+    if (marks.length === 0) return;
     await this.manager.query(
-      `UPDATE "billing"."reservations" SET "status" = $3 WHERE "organization_id" = $1 AND "generation_id" = $2`,
-      [organizationId, generationId, status],
+      `UPDATE "billing"."reservations" AS r SET "status" = m."status"
+         FROM unnest($1::uuid[], $2::text[], $3::text[]) AS m("organization_id", "generation_id", "status")
+        WHERE r."organization_id" = m."organization_id" AND r."generation_id" = m."generation_id"`,
+      [marks.map((m) => m.organizationId), marks.map((m) => m.generationId), marks.map((m) => m.status)],
     );
   }
 
@@ -537,19 +564,24 @@ export class TypeOrmLedgerTransaction implements LedgerTransaction {
     );
   }
 
-  async appendEntry(e: NewLedgerEntry): Promise<void> {
+  appendEntry(entry: NewLedgerEntry): Promise<void> {
+    return this.appendEntries([entry]);
+  }
+
+  async appendEntries(entries: readonly NewLedgerEntry[]): Promise<void> {
+    if (entries.length === 0) return;
     await this.manager.query(
       `INSERT INTO "billing"."ledger_entries"
          ("organization_id", "kind", "amount", "balance_after", "generation_id", "idempotency_key", "reason")
-       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+       SELECT * FROM unnest($1::uuid[], $2::text[], $3::numeric[], $4::numeric[], $5::text[], $6::text[], $7::text[])`,
       [
-        e.organizationId,
-        e.kind,
-        e.amount.toFixed(),
-        e.balanceAfter.toFixed(),
-        e.generationId ?? null,
-        e.idempotencyKey ?? null,
-        e.reason ?? null,
+        entries.map((e) => e.organizationId),
+        entries.map((e) => e.kind),
+        entries.map((e) => e.amount.toFixed()),
+        entries.map((e) => e.balanceAfter.toFixed()),
+        entries.map((e) => e.generationId ?? null),
+        entries.map((e) => e.idempotencyKey ?? null),
+        entries.map((e) => e.reason ?? null),
       ],
     );
   }
@@ -568,24 +600,31 @@ export class TypeOrmLedgerTransaction implements LedgerTransaction {
   }
 
   async recordGeneration(organizationId: string, generation: NewGeneration): Promise<boolean> {
+    return (await this.recordGenerations([{ ...generation, organizationId }])).has(generation.id);
+  }
+
+  async recordGenerations(generations: readonly NewGeneration[]): Promise<Set<string>> {
+    if (generations.length === 0) return new Set();
     const result = await this.manager
       .createQueryBuilder()
       .insert()
       .into(GenerationEntity)
-      .values({ ...generation, organizationId })
+      .values([...generations])
       .orIgnore()
       .returning(['id'])
       .execute();
-    return (result.raw as unknown[]).length > 0;
+    return new Set((result.raw as { id: string }[]).map((row) => row.id));
   }
 
-  async recordedErrorCode(organizationId: string, id: string): Promise<string | null | undefined> {
-    const rows: { code: string | null }[] = await this.manager.query(
-      `SELECT "error"->>'code' AS "code" FROM "billing"."generations"
-        WHERE "organization_id" = $1 AND "id" = $2 FOR UPDATE`,
-      [organizationId, id],
+  async recordedErrorCodes(keys: readonly GenerationKey[]): Promise<RecordedErrorCode[]> {
+    const rows: { organization_id: string; id: string; code: string | null }[] = await this.manager.query(
+      `SELECT g."organization_id", g."id", g."error"->>'code' AS "code" FROM "billing"."generations" g
+         JOIN unnest($1::uuid[], $2::text[]) AS k("organization_id", "id")
+           ON g."organization_id" = k."organization_id" AND g."id" = k."id"
+          FOR UPDATE OF g`,
+      [keys.map((k) => k.organizationId), keys.map((k) => k.generationId)],
     );
-    return rows.length === 0 ? undefined : rows[0].code;
+    return rows.map((row) => ({ organizationId: row.organization_id, generationId: row.id, code: row.code }));
   }
 
   async replaceGeneration(organizationId: string, generation: NewGeneration): Promise<void> {

@@ -26,10 +26,7 @@ export class SettlementConsumer implements OnApplicationBootstrap, BeforeApplica
       async (events) => {
         const outcomes = await this.settlement.settleBatch(events);
         // Also after a duplicate: a crash between the two must not leave an undelivered generation charged.
-        for (const [index, event] of events.entries()) {
-          if (outcomes[index].ok)
-            await this.undelivered.afterSettlement(event.organizationId, event.generationId);
-        }
+        await this.undelivered.afterSettlements(events.filter((_, index) => outcomes[index].ok));
         return outcomes.map((outcome) => (outcome.ok ? { ok: true, value: undefined } : outcome));
       },
       { maxItems: this.env.LEDGER_BATCH_MAX_ITEMS, maxWaitMs: this.env.LEDGER_BATCH_MAX_WAIT_MS },

@@ -6,10 +6,12 @@ import { BILLING_CLOCK, Clock } from '../clock';
 import { spendingWindows } from '../limits/spending-windows';
 import {
   ExpiredReservation,
+  type GenerationKey,
   HeldReservation,
   LedgerRepository,
-  LedgerTransaction,
   NewGeneration,
+  type NewLedgerEntry,
+  type ReservationMark,
 } from '../ledger/ledger.repository';
 import { parseMoney } from '../money/money';
 import { SettlementBatch } from './settlement-batch';
@@ -38,9 +40,10 @@ export class SettlementService {
   /**
    * Records each generation and charges for it, once, in one transaction for the whole batch (a
    * group commit), in the events' order. The accounts of the batch are locked first, once, in id
-   * order; then each event locks its reservation and history row, in the order reserve and expiry
-   * use too. The history row's primary key is what makes a second delivery a no-op, even when both
-   * deliveries run at the same time. The one recorded row an event may still overwrite is the
+   * order; then the reservations and history rows of its events, in one statement each, in the
+   * order reserve and expiry use too. Each event is decided in memory as the events before it left
+   * the batch, and each kind of row is written with one statement at the end. A generation recorded
+   * is a duplicate, whether by an earlier transaction or by an earlier event of the batch. The one recorded row an event may still overwrite is the
    * failed entry its expired reservation left. An event whose cost cannot be read fails alone; a
    * batch that throws is undone whole (and retried by its caller one event at a time).
    */
@@ -56,41 +59,69 @@ export class SettlementService {
       await this.ledger.saveModelName(event.model, event.modelDisplayName || event.model);
     }
     return this.ledger.transaction(async (tx) => {
-      const batch = new SettlementBatch(await tx.lockAccounts(events.map((event) => event.organizationId)));
-      const outcomes: BatchOutcome<SettlementOutcome>[] = [];
-      for (const [index, event] of events.entries()) {
+      const keys = events.map(({ organizationId, generationId }) => ({ organizationId, generationId }));
+      const batch = new SettlementBatch(await tx.lockAccounts(keys.map((key) => key.organizationId)));
+      const reservations = byGeneration(await tx.findReservations(keys));
+      const recorded = new Map(
+        (await tx.recordedErrorCodes(keys)).map((found) => [generationKeyOf(found), found.code]),
+      );
+      const inactive = keys.filter((key) => reservations.get(generationKeyOf(key))?.status !== 'held');
+      const held =
+        inactive.length > 0
+          ? await tx.heldTotals(inactive.map((key) => key.organizationId))
+          : new Map<string, Decimal>();
+      const writes = new SettlementWrites();
+      const outcomes = events.map((event, index): BatchOutcome<SettlementOutcome> => {
         const cost = costs[index];
-        outcomes.push(cost.ok ? { ok: true, value: await this.apply(tx, batch, event, cost.value) } : cost);
+        if (!cost.ok) return cost;
+        const key = generationKeyOf(event);
+        const reservation = reservations.get(key) ?? null;
+        return {
+          ok: true,
+          value: this.apply(batch, writes, held, event, cost.value, reservation, recorded.get(key)),
+        };
+      });
+      const inserted = await tx.recordGenerations(writes.generations);
+      if (inserted.size < writes.generations.length) {
+        // Recorded by another transaction meanwhile: a batch of one answers what it would have alone, a larger one runs one event at a time.
+        if (events.length === 1) return [{ ok: true, value: 'duplicate' }];
+        throw new Error('A generation of the settlement batch was recorded meanwhile');
       }
+      for (const row of writes.replacements) await tx.replaceGeneration(row.organizationId, row);
+      await tx.appendEntries(writes.entries);
+      await tx.markReservations(writes.marks);
       await batch.write(tx);
       return outcomes;
     });
   }
 
-  private async apply(
-    tx: LedgerTransaction,
+  /**
+   * Decides one event against the batch as the events before it left it, and collects its rows.
+   * `recordedError` is the recorded generation's error code (null: none), undefined when not recorded.
+   */
+  private apply(
     batch: SettlementBatch,
+    writes: SettlementWrites,
+    held: Map<string, Decimal>,
     event: GenerationFinishedEvent,
     cost: Decimal,
-  ): Promise<SettlementOutcome> {
+    reservation: HeldReservation | null,
+    recordedError: string | null | undefined,
+  ): SettlementOutcome {
     const organizationId = event.organizationId;
-    const balance = batch.balance(organizationId);
-    const reservation = await tx.findReservation(organizationId, event.generationId);
-    const recordedError = await tx.recordedErrorCode(organizationId, event.generationId);
+    if (!writes.claim(event)) return 'duplicate';
     if (recordedError !== undefined && recordedError !== RESERVATION_EXPIRED_ERROR_CODE) return 'duplicate';
+    const balance = batch.balance(organizationId);
     const active = reservation?.status === 'held';
-    const available = active ? balance : balance.minus(await tx.heldTotal(organizationId));
+    const available = active ? balance : balance.minus(held.get(organizationId) ?? ZERO);
     const charge = chargeFor(cost, reservation ? { amount: reservation.amount, active } : null, available);
     const row = toGenerationRow(event, cost, charge);
-    if (recordedError === undefined) {
-      if (!(await tx.recordGeneration(organizationId, row))) return 'duplicate';
-    } else {
-      await tx.replaceGeneration(organizationId, row);
-    }
+    if (recordedError === undefined) writes.generations.push(row);
+    else writes.replacements.push(row);
     if (charge.greaterThan(0)) {
       const balanceAfter = balance.minus(charge);
       batch.setBalance(organizationId, balanceAfter);
-      await tx.appendEntry({
+      writes.entries.push({
         organizationId,
         kind: 'charge',
         amount: charge,
@@ -99,11 +130,13 @@ export class SettlementService {
       });
     }
     if (reservation && (active || charge.greaterThan(0))) {
-      await tx.markReservation(
+      writes.marks.push({
         organizationId,
-        event.generationId,
-        charge.greaterThan(0) ? 'settled' : 'released',
-      );
+        generationId: event.generationId,
+        status: charge.greaterThan(0) ? 'settled' : 'released',
+      });
+      const heldBefore = held.get(organizationId);
+      if (active && heldBefore !== undefined) held.set(organizationId, heldBefore.minus(reservation.amount));
     }
     this.count(batch, event, reservation, active, charge);
     return 'settled';
@@ -152,6 +185,31 @@ export class SettlementService {
     const madeAt = reservation ? reservation.createdAt : new Date(event.createdAt);
     batch.addToCounters(event.organizationId, apiKeyId, spendingWindows(madeAt), freed, charge);
   }
+}
+
+/** The rows a settlement batch writes for its events, each kind in one statement at the end. */
+class SettlementWrites {
+  readonly generations: NewGeneration[] = [];
+  readonly replacements: NewGeneration[] = [];
+  readonly entries: NewLedgerEntry[] = [];
+  readonly marks: ReservationMark[] = [];
+  private readonly claimed = new Set<string>();
+
+  /**
+   * False for a generation id an earlier event of the batch took: a second delivery is a duplicate,
+   * and so is another organization's event with the same id, as history's primary key would decide.
+   */
+  claim({ generationId }: GenerationKey): boolean {
+    if (this.claimed.has(generationId)) return false;
+    this.claimed.add(generationId);
+    return true;
+  }
+}
+
+const generationKeyOf = (key: GenerationKey): string => `${key.organizationId}/${key.generationId}`;
+
+function byGeneration(reservations: HeldReservation[]): Map<string, HeldReservation> {
+  return new Map(reservations.map((reservation) => [generationKeyOf(reservation), reservation]));
 }
 
 function toGenerationRow(event: GenerationFinishedEvent, cost: Decimal, charge: Decimal): NewGeneration {

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { Decimal } from 'decimal.js';
 import { DataSource, EntityManager } from 'typeorm';
 import type { GenerationError, HistoryListStatus } from '@gw/contracts';
-import { LedgerTransaction, TypeOrmLedgerTransaction } from '../ledger/ledger.repository';
+import { type GenerationKey, LedgerTransaction, TypeOrmLedgerTransaction } from '../ledger/ledger.repository';
 
 /** What a refund needs to know of a recorded generation. */
 export interface RecordedCharge {
@@ -38,13 +38,16 @@ export class UndeliveredGenerationRepository {
     );
   }
 
-  /** Outside any transaction: the one extra look settlement takes per generation, by primary key. */
-  async isReported(organizationId: string, generationId: string): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query(
-      `SELECT 1 FROM "billing"."undelivered_generations" WHERE "organization_id" = $1 AND "generation_id" = $2`,
-      [organizationId, generationId],
+  /** Outside any transaction: the one extra look settlement takes per batch, by primary key. */
+  async reportedAmong(keys: readonly GenerationKey[]): Promise<GenerationKey[]> {
+    if (keys.length === 0) return [];
+    const rows: { organization_id: string; generation_id: string }[] = await this.dataSource.query(
+      `SELECT u."organization_id", u."generation_id" FROM "billing"."undelivered_generations" u
+         JOIN unnest($1::uuid[], $2::text[]) AS k("organization_id", "generation_id")
+           ON u."organization_id" = k."organization_id" AND u."generation_id" = k."generation_id"`,
+      [keys.map((k) => k.organizationId), keys.map((k) => k.generationId)],
     );
-    return rows.length > 0;
+    return rows.map((row) => ({ organizationId: row.organization_id, generationId: row.generation_id }));
   }
 }
 

@@ -5,7 +5,7 @@ import {
   type GenerationError,
   type GenerationUndeliveredEvent,
 } from '@gw/contracts';
-import { keyOf, type LedgerTransaction } from '../ledger/ledger.repository';
+import { type GenerationKey, keyOf, type LedgerTransaction } from '../ledger/ledger.repository';
 import { spendingWindows } from '../limits/spending-windows';
 import {
   type UndeliveredTransaction,
@@ -52,17 +52,18 @@ export class UndeliveredGenerationService {
   }
 
   /**
-   * Runs after every settlement, outside its transaction: the generation's report may have been
+   * Runs after every settlement batch, outside its transaction: a generation's report may have been
    * kept before it (or committed while it ran), and the charge is then given back.
    */
-  async afterSettlement(organizationId: string, generationId: string): Promise<UndeliveredOutcome> {
-    if (!(await this.repository.isReported(organizationId, generationId))) return 'unchanged';
-    return this.repository.transaction(async (ledger, undelivered) => {
-      const balance = await ledger.lockAccount(organizationId);
-      const reason = await undelivered.findReport(organizationId, generationId);
-      if (reason === null) return 'unchanged';
-      return this.apply(ledger, undelivered, balance, { organizationId, generationId, reason });
-    });
+  async afterSettlements(settled: readonly GenerationKey[]): Promise<void> {
+    for (const { organizationId, generationId } of await this.repository.reportedAmong(settled)) {
+      await this.repository.transaction(async (ledger, undelivered) => {
+        const balance = await ledger.lockAccount(organizationId);
+        const reason = await undelivered.findReport(organizationId, generationId);
+        if (reason === null) return;
+        await this.apply(ledger, undelivered, balance, { organizationId, generationId, reason });
+      });
+    }
   }
 
   private async apply(

@@ -39,6 +39,7 @@ import {
   withReasoningEffort,
 } from './chat-plan';
 import { CompletionEstimates } from './completion-estimates';
+import { PromptCountRatios } from './prompt-count-ratios';
 import { awaitFirstOutput, FirstOutput } from './first-output';
 import { GenerationCancellations } from './generation-cancellations';
 import { heldPromptTokens, holdNeeds, initialHold } from './hold-sizing';
@@ -88,6 +89,7 @@ type AnswerEnd =
 @Injectable()
 export class ChatCompletionService {
   private readonly completionEstimates: CompletionEstimates;
+  private readonly promptCounts = new PromptCountRatios();
 
   constructor(
     private readonly catalogue: ModelCatalogue,
@@ -341,7 +343,18 @@ export class ChatCompletionService {
     const blocked = isBlockedWithoutOutput(reason, text);
     if (!blocked && !outOfFunds) {
       await this.holdCovers(generation, chatCost(route.pricing, final));
-      this.completionEstimates.record(generation.model.entry.id, final.completion_tokens);
+      // The hold is checked against the gateway's own count while the answer streams and against the provider's at the end: it must cover both.
+      this.completionEstimates.record(
+        generation.model.entry.id,
+        Math.max(final.completion_tokens, produced.tokens),
+      );
+      if (usage !== null) {
+        this.promptCounts.record(
+          generation.model.entry.id,
+          heldPromptTokens(generation.promptEstimate, generation.messages.length),
+          final.prompt_tokens,
+        );
+      }
     }
     const cost = blocked ? new Decimal(0) : completionCost(route, final, generation.reserved);
     return {
@@ -419,7 +432,10 @@ export class ChatCompletionService {
       routes,
       messages,
       promptEstimate,
-      heldPromptTokens: heldPromptTokens(promptEstimate, messages.length),
+      heldPromptTokens: this.promptCounts.scaled(
+        model.entry.id,
+        heldPromptTokens(promptEstimate, messages.length),
+      ),
       clientMax,
       reserved: new Decimal(0),
       startedAt: new Date(),

@@ -1,12 +1,16 @@
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import {
+  AbortGeneratedFileRequest,
   AbortUploadRequest,
+  BeginGeneratedFileRequest,
   BeginUploadRequest,
   CompleteUploadRequest,
   DeleteStoredFileRequest,
+  GeneratedFileContracts,
   GetStorageStatsRequest,
   ListStoredFilesRequest,
+  RegisterGeneratedFileRequest,
   StorageContracts,
   StorageStats,
   StoredFile,
@@ -45,7 +49,7 @@ export class StoredFileHandler {
 
   @HandlesRpc(StorageContracts.beginUpload)
   beginUpload(request: BeginUploadRequest): Promise<UploadSlot> {
-    return this.files.beginUpload(request.principal, 'USER_UPLOAD');
+    return this.files.beginUpload(request.principal.organizationId, 'USER_UPLOAD');
   }
 
   @HandlesRpc(StorageContracts.completeUpload)
@@ -55,6 +59,21 @@ export class StoredFileHandler {
 
   @HandlesRpc(StorageContracts.abortUpload)
   abortUpload(request: AbortUploadRequest): Promise<{ success: true }> {
-    return this.files.abortUpload(request.principal, request.fileId);
+    return this.files.abortUpload(request.principal.organizationId, request.fileId);
+  }
+
+  @HandlesRpc(GeneratedFileContracts.begin)
+  beginGenerated(request: BeginGeneratedFileRequest): Promise<UploadSlot> {
+    return this.files.beginUpload(request.organizationId, 'AI_GENERATION');
+  }
+
+  @HandlesRpc(GeneratedFileContracts.register)
+  registerGenerated(request: RegisterGeneratedFileRequest): Promise<StoredFile> {
+    return this.files.registerGenerated(request);
+  }
+
+  @HandlesRpc(GeneratedFileContracts.abort)
+  abortGenerated(request: AbortGeneratedFileRequest): Promise<{ success: true }> {
+    return this.files.abortGenerated(request.organizationId, request.objectKey);
   }
 }

@@ -135,8 +135,8 @@ export class StoredFileRepository {
     });
   }
 
-  async pendingKey(organizationId: string, id: string): Promise<string | null> {
-    const row = await this.rows.findOneBy({ organizationId, id, status: 'pending' });
+  async pendingKey(organizationId: string, id: string, source: StoredFileSource): Promise<string | null> {
+    const row = await this.rows.findOneBy({ organizationId, id, source, status: 'pending' });
     return row?.objectKey ?? null;
   }
 

@@ -4,19 +4,21 @@ import {
   DomainError,
   type ListStoredFilesQuery,
   type Principal,
+  type RegisterGeneratedFileRequest,
   type StorageStats,
   type StoredFile,
   type StoredFileSource,
   type StoredFilePage,
+  type StoredFileType,
   storageQuotaExceeded,
   storedFileTooLarge,
   type UploadSlot,
 } from '@gw/contracts';
-import { BLOB_STORE, type BlobStore, blobKey } from '@gw/platform/blobs';
+import { BLOB_STORE, type BlobStore, blobKey, parseBlobKey } from '@gw/platform/blobs';
 import { randomUUID } from 'node:crypto';
 import { STORAGE_SETTINGS, type StorageSettings } from './storage-settings';
 import { type StoredFileEntity } from './stored-file.entity';
-import { StoredFileRepository } from './stored-file.repository';
+import { type CompletedFile, StoredFileRepository } from './stored-file.repository';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** How long a delete in progress is its caller's before the sweeper may finish it. */
@@ -51,13 +53,16 @@ export class StoredFileService {
     };
   }
 
-  /** Records the intent to write an object before the caller writes it (claim check, see the contract). */
-  async beginUpload(principal: Principal, source: StoredFileSource): Promise<UploadSlot> {
-    const used = await this.files.usedBytes(principal.organizationId);
+  /**
+   * Records the intent to write an object before the caller writes it (claim check, see the
+   * contracts): a client's upload through the gateway, or a file a service generated.
+   */
+  async beginUpload(organizationId: string, source: StoredFileSource): Promise<UploadSlot> {
+    const used = await this.files.usedBytes(organizationId);
     if (used >= this.settings.quotaBytes) throw storageQuotaExceeded();
     const fileId = randomUUID();
-    const objectKey = blobKey(principal.organizationId, fileId);
-    await this.files.insertPending(fileId, principal.organizationId, objectKey, source);
+    const objectKey = blobKey(organizationId, fileId);
+    await this.files.insertPending(fileId, organizationId, objectKey, source);
     const left = this.settings.quotaBytes - used;
     return {
       fileId,
@@ -67,49 +72,40 @@ export class StoredFileService {
     };
   }
 
-  /**
-   * Lists the written object as a file once its size is confirmed and the quota holds it; otherwise
-   * removes object and record, so a refused upload leaves nothing behind.
-   */
   async completeUpload(request: CompleteUploadRequest): Promise<StoredFile> {
     const { principal, fileId } = request;
-    const objectKey = await this.files.pendingKey(principal.organizationId, fileId);
-    if (!objectKey) throw new DomainError('not_found', `Upload ${fileId} not found`, 'fileId');
-    const object = await this.blobs.head(objectKey);
-    if (!object || object.size !== request.size) {
-      await this.discard(principal.organizationId, fileId);
-      throw new DomainError('invalid_request', 'The uploaded object is missing or incomplete', 'file');
-    }
-    if (object.size > this.settings.maxFileBytes) {
-      await this.discard(principal.organizationId, fileId);
-      throw storedFileTooLarge(this.settings.maxFileBytes);
-    }
-    const lifetime = this.settings.lifetimeMs[request.storagePolicy];
-    const completed = await this.files.complete(
-      principal.organizationId,
-      fileId,
-      {
-        fileType: request.fileType,
-        mimeType: request.mimeType,
-        storagePolicy: request.storagePolicy,
-        externalUserId: request.externalUserId,
-        size: object.size,
-        expiresAt: lifetime === null ? null : new Date(Date.now() + lifetime),
-      },
-      this.settings.quotaBytes,
-    );
-    if (completed === 'not_pending')
-      throw new DomainError('not_found', `Upload ${fileId} not found`, 'fileId');
-    if (completed === 'over_quota') {
-      await this.discard(principal.organizationId, fileId);
-      throw storageQuotaExceeded();
-    }
-    return this.toStoredFile(completed);
+    return this.complete(principal.organizationId, fileId, 'USER_UPLOAD', request.size, {
+      fileType: request.fileType,
+      mimeType: request.mimeType,
+      storagePolicy: request.storagePolicy,
+      externalUserId: request.externalUserId,
+    });
   }
 
-  async abortUpload(principal: Principal, fileId: string): Promise<{ success: true }> {
-    await this.discard(principal.organizationId, fileId);
+  /** A generated file is an upload of the producer's: the same checks, quota and lifecycle. */
+  async registerGenerated(request: RegisterGeneratedFileRequest): Promise<StoredFile> {
+    const { organizationId, objectKey } = request;
+    return this.complete(
+      organizationId,
+      this.fileIdOf(organizationId, objectKey),
+      'AI_GENERATION',
+      request.size,
+      {
+        fileType: fileTypeOf(request.contentType),
+        mimeType: request.contentType,
+        storagePolicy: request.storagePolicy,
+        externalUserId: request.externalUserId,
+      },
+    );
+  }
+
+  async abortUpload(organizationId: string, fileId: string): Promise<{ success: true }> {
+    await this.discard(organizationId, fileId);
     return { success: true };
+  }
+
+  async abortGenerated(organizationId: string, objectKey: string): Promise<{ success: true }> {
+    return this.abortUpload(organizationId, this.fileIdOf(organizationId, objectKey));
   }
 
   /**
@@ -125,6 +121,53 @@ export class StoredFileService {
     await this.blobs.delete(objectKey);
     await this.files.remove(id);
     return { success: true };
+  }
+
+  /**
+   * Lists the written object as a file once its size is confirmed and the quota holds it; otherwise
+   * removes object and record, so a refused upload leaves nothing behind. Only a pending record of
+   * `source` is completed: a producer cannot turn a client's upload into its own, nor the reverse.
+   */
+  private async complete(
+    organizationId: string,
+    fileId: string,
+    source: StoredFileSource,
+    size: number,
+    file: Omit<CompletedFile, 'size' | 'expiresAt'>,
+  ): Promise<StoredFile> {
+    const objectKey = await this.files.pendingKey(organizationId, fileId, source);
+    if (!objectKey) throw new DomainError('not_found', `Upload ${fileId} not found`, 'fileId');
+    const object = await this.blobs.head(objectKey);
+    if (!object || object.size !== size) {
+      await this.discard(organizationId, fileId);
+      throw new DomainError('invalid_request', 'The uploaded object is missing or incomplete', 'file');
+    }
+    if (object.size > this.settings.maxFileBytes) {
+      await this.discard(organizationId, fileId);
+      throw storedFileTooLarge(this.settings.maxFileBytes);
+    }
+    const lifetime = this.settings.lifetimeMs[file.storagePolicy];
+    const completed = await this.files.complete(
+      organizationId,
+      fileId,
+      { ...file, size: object.size, expiresAt: lifetime === null ? null : new Date(Date.now() + lifetime) },
+      this.settings.quotaBytes,
+    );
+    if (completed === 'not_pending')
+      throw new DomainError('not_found', `Upload ${fileId} not found`, 'fileId');
+    if (completed === 'over_quota') {
+      await this.discard(organizationId, fileId);
+      throw storageQuotaExceeded();
+    }
+    return this.toStoredFile(completed);
+  }
+
+  /** The file a slot's key names, when it is the organization's. */
+  private fileIdOf(organizationId: string, objectKey: string): string {
+    const named = parseBlobKey(objectKey);
+    if (named?.organizationId !== organizationId)
+      throw new DomainError('not_found', `Generated file ${objectKey} not found`, 'objectKey');
+    return named.fileId;
   }
 
   private async discard(organizationId: string, fileId: string): Promise<void> {
@@ -156,6 +199,13 @@ export class StoredFileService {
       expiresAt: row.expiresAt ? row.expiresAt.toISOString() : null,
     };
   }
+}
+
+/** Which kind of file a content type names; the contract admits only these three families. */
+function fileTypeOf(contentType: string): StoredFileType {
+  if (contentType.startsWith('video/')) return 'VIDEO';
+  if (contentType.startsWith('audio/')) return 'AUDIO';
+  return 'IMAGE';
 }
 
 export function storageStats(

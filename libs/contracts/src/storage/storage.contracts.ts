@@ -116,10 +116,7 @@ export class CompleteUploadRequest {
   @Matches(/^[a-z]+\/[\w.+-]+$/)
   mimeType!: string;
 
-  @IsIn(['USER_UPLOAD', 'AI_GENERATION'])
-  source!: StoredFileSource;
-
-  @IsIn(STORAGE_POLICIES)
+  @IsIn(UPLOAD_POLICIES)
   storagePolicy!: StoragePolicy;
 
   @ValidateIf((_request, value) => value !== null)

@@ -35,17 +35,20 @@ export interface BlobStore {
 /** Injection token of the configured BlobStore. */
 export const BLOB_STORE = Symbol('BLOB_STORE');
 
-/**
- * Object keys are an organization id and a file id (both uuids), or a transient object's key;
- * anything else names no object.
- */
-const KEY = /^(?:[0-9a-f-]{36}|transient)\/[0-9a-f-]{36}$/;
+/** Object keys are an organization id and a file id (both uuids); anything else names no stored file. */
+const KEY = /^[0-9a-f-]{36}\/[0-9a-f-]{36}$/;
 
 /** Where objects that live only as long as one call (claim checks, audio on its way to a provider) are kept. */
 export const TRANSIENT_BLOB_PREFIX = 'transient/';
+const TRANSIENT_KEY = /^transient\/[0-9a-f-]{36}$/;
 
 export function isBlobKey(key: string): boolean {
   return KEY.test(key);
+}
+
+/** A key transientBlobKey made: the object of one call, owned by no organization. */
+export function isTransientBlobKey(key: string): boolean {
+  return TRANSIENT_KEY.test(key);
 }
 
 export function blobKey(organizationId: string, fileId: string): string {
@@ -55,4 +58,11 @@ export function blobKey(organizationId: string, fileId: string): string {
 /** A fresh key under TRANSIENT_BLOB_PREFIX: its writer deletes it when the call ends, a sweeper if it crashed. */
 export function transientBlobKey(): string {
   return `${TRANSIENT_BLOB_PREFIX}${randomUUID()}`;
+}
+
+/** The organization and file a key names, or null when it names no object. */
+export function parseBlobKey(key: string): { organizationId: string; fileId: string } | null {
+  if (!isBlobKey(key)) return null;
+  const [organizationId, fileId] = key.split('/');
+  return { organizationId, fileId };
 }

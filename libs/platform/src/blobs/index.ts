@@ -4,4 +4,6 @@ export * from './blob-url-signature';
 export * from './create-blob-store';
 export * from './local-disk-blob-store';
 export * from './s3-blob-store';
+export * from './generated-file-writer';
+export * from './upload-slot-bound';
 export * from './transient-blob-sweeper';

@@ -10,6 +10,7 @@ import {
   type BlobObject,
   type BlobStore,
   isBlobKey,
+  isTransientBlobKey,
   TRANSIENT_BLOB_PREFIX,
 } from './blob-store';
 import { signBlobQuery } from './blob-url-signature';
@@ -98,8 +99,8 @@ export class LocalDiskBlobStore implements BlobStore {
   }
 
   private pathOf(key: string): string {
-    // Keys are checked, not escaped: a key is two uuids, so no path can climb out of the directory.
-    if (!isBlobKey(key)) throw new Error(`Not a blob key: ${key}`);
+    // Keys are checked, not escaped: a key is two uuids (or `transient/` and one), so no path can climb out.
+    if (!isBlobKey(key) && !isTransientBlobKey(key)) throw new Error(`Not a blob key: ${key}`);
     return join(this.options.directory, key);
   }
 }

@@ -164,26 +164,27 @@ async function nextPart(parts: AsyncGenerator<Buffer>): Promise<Buffer | undefin
   return next.done ? undefined : next.value;
 }
 
-/** The stream cut into buffers of exactly PART_BYTES, the last one shorter. */
+/**
+ * The stream cut into parts of exactly PART_BYTES, the last one shorter, all in one buffer that is
+ * filled again for the next part: a part is valid until the next one is asked for. A put thus
+ * holds one part, and leaves no part-sized garbage behind for the collector to find late.
+ */
 async function* partsOf(body: Readable): AsyncGenerator<Buffer> {
-  let pending: Buffer[] = [];
-  let pendingBytes = 0;
+  const part = Buffer.allocUnsafe(PART_BYTES);
+  let filled = 0;
   let yielded = false;
   for await (const chunk of body as AsyncIterable<Buffer>) {
-    let rest = chunk;
-    while (pendingBytes + rest.length >= PART_BYTES) {
-      const take = PART_BYTES - pendingBytes;
-      yield Buffer.concat([...pending, rest.subarray(0, take)]);
-      yielded = true;
-      rest = rest.subarray(take);
-      pending = [];
-      pendingBytes = 0;
-    }
-    if (rest.length > 0) {
-      pending.push(rest);
-      pendingBytes += rest.length;
+    for (let offset = 0; offset < chunk.length;) {
+      const copied = chunk.copy(part, filled, offset);
+      filled += copied;
+      offset += copied;
+      if (filled === PART_BYTES) {
+        yield part;
+        yielded = true;
+        filled = 0;
+      }
     }
   }
   // An empty stream is one empty object; an empty last part is none (S3 refuses it).
-  if (pendingBytes > 0 || !yielded) yield Buffer.concat(pending);
+  if (filled > 0 || !yielded) yield part.subarray(0, filled);
 }

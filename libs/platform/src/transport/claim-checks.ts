@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { DomainError } from '@gw/contracts';
 import { Readable } from 'node:stream';
-import { type BlobStore, isBlobKey, TRANSIENT_BLOB_PREFIX, transientBlobKey } from '../blobs/blob-store';
+import { type BlobStore, isTransientBlobKey, transientBlobKey } from '../blobs/blob-store';
 
 /**
  * What travels instead of a request payload too large for the bus: the key of a transient
@@ -23,8 +23,7 @@ export function isClaimCheck(data: unknown): data is ClaimCheck {
     typeof check === 'object' &&
     check !== null &&
     typeof check.key === 'string' &&
-    check.key.startsWith(TRANSIENT_BLOB_PREFIX) &&
-    isBlobKey(check.key) &&
+    isTransientBlobKey(check.key) &&
     typeof check.bytes === 'number'
   );
 }
