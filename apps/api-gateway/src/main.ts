@@ -1,6 +1,7 @@
 // Decorator metadata (env schemas, DTOs, entities) needs the Reflect API before any class is defined.
 import 'reflect-metadata';
 import { checkNats, createLogger, listenHttp, loadEnv, runMain } from '@gw/platform';
+import { createBlobStore } from '@gw/platform/blobs';
 import { ApiGatewayEnv } from './api-gateway.env';
 import { createApiGatewayApp } from './api-gateway.module';
 
@@ -9,7 +10,16 @@ runMain('api-gateway', async () => {
   const logger = createLogger('api-gateway', env.LOG_FORMAT, env.LOG_LEVEL);
   await checkNats(env.NATS_URL);
   const app = await createApiGatewayApp(
-    { env, transport: { kind: 'nats', servers: env.NATS_URL, rpcTimeoutMs: env.RPC_TIMEOUT_MS } },
+    {
+      env,
+      // Request payloads above NATS's max_payload go by claim check through the blob store.
+      transport: {
+        kind: 'nats',
+        servers: env.NATS_URL,
+        rpcTimeoutMs: env.RPC_TIMEOUT_MS,
+        blobs: createBlobStore(env),
+      },
+    },
     logger,
   );
   app.enableShutdownHooks();

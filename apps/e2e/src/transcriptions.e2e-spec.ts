@@ -218,6 +218,25 @@ describe('POST /v1/audio/transcriptions against the embedded gateway', () => {
       expect(json.body.error).toMatchObject({ code: 'payload_too_large', param: 'file' });
     });
 
+    it('refuses an upload under another name than file with a 400 naming file', async () => {
+      const form = new FormData();
+      form.append('audio', new Blob([tone]), 'tone.wav');
+      const response = await upload(form);
+      expect(response.status).toBe(400);
+      expect(JSON.parse(response.body).error).toMatchObject({
+        message: 'The audio file must be sent as the field `file`',
+        param: 'file',
+      });
+    });
+
+    it('takes a multipart text field file as a data URL, as JSON does', async () => {
+      const form = new FormData();
+      form.append('file', `data:audio/wav;base64,${tone.toString('base64')}`);
+      const response = await upload(form);
+      expect(response.status).toBe(200);
+      expect(JSON.parse(response.body)).toMatchObject({ usage: { durationSeconds: 3 } });
+    });
+
     it('refuses two files with a 400 naming file', async () => {
       const form = new FormData();
       form.append('file', new Blob([tone]), 'one.wav');

@@ -1,5 +1,6 @@
 import { IsInt, IsString, Max, Min, MinLength } from 'class-validator';
 import { EnvSchema, ServiceEnv } from '@gw/platform';
+import { WithBlobStore } from '@gw/platform/blobs';
 
 /** The model catalogue; the embedded mode reads it too and hands it on. */
 export function WithCatalogueFile<Base extends EnvSchema>(base: Base) {
@@ -12,7 +13,8 @@ export function WithCatalogueFile<Base extends EnvSchema>(base: Base) {
   return CatalogueFileEnv;
 }
 
-export class InferenceEnv extends WithCatalogueFile(ServiceEnv) {
+/** The blob store holds the audio the gateway staged for a transcription, and payloads too large for the bus. */
+export class InferenceEnv extends WithBlobStore(WithCatalogueFile(ServiceEnv)) {
   /** Substituted for `${MOCK_UPSTREAM_URL}` in the catalogue's base URLs. */
   @IsString()
   MOCK_UPSTREAM_URL: string = 'http://127.0.0.1:4010';
@@ -55,4 +57,12 @@ export class InferenceEnv extends WithCatalogueFile(ServiceEnv) {
   @IsInt()
   @Min(100)
   RESERVATION_RENEW_INTERVAL_MS: number = 15_000;
+
+  /**
+   * Age past which a transient blob-store object (staged audio, a claim-checked payload) is taken
+   * for a crash's leftover and removed; far longer than any call.
+   */
+  @IsInt()
+  @Min(60_000)
+  TRANSIENT_BLOB_MAX_AGE_MS: number = 3_600_000;
 }

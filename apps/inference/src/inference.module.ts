@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { TransportModule, TransportOptions } from '@gw/platform';
+import { BLOB_STORE, createBlobStore, TransientBlobSweeper } from '@gw/platform/blobs';
 import { ServiceDatabaseModule } from '@gw/platform/database';
 import { loadCatalogue, ModelCatalogue } from '@gw/catalogue';
 import { paidGenerationProviders } from '@gw/paid-generation';
@@ -44,6 +45,7 @@ export class InferenceModule {
       MOCK_UPSTREAM_API_KEY: options.secrets?.['MOCK_UPSTREAM_API_KEY'] ?? env.MOCK_UPSTREAM_API_KEY,
     };
     const catalogue = new ModelCatalogue(loadCatalogue(env.CATALOGUE_FILE, variables));
+    const blobs = createBlobStore(env);
     return {
       module: InferenceModule,
       imports: [TransportModule.forRoot(options.transport), ServiceDatabaseModule.register(database)],
@@ -57,6 +59,11 @@ export class InferenceModule {
       ],
       providers: [
         { provide: ModelCatalogue, useValue: catalogue },
+        { provide: BLOB_STORE, useValue: blobs },
+        {
+          provide: TransientBlobSweeper,
+          useValue: new TransientBlobSweeper(blobs, env.TRANSIENT_BLOB_MAX_AGE_MS),
+        },
         ...upstreamProviders(env.UPSTREAM_TIMEOUT_MS),
         {
           provide: CHAT_SETTINGS,

@@ -9,9 +9,13 @@ import {
   silentLogger,
   standInBilling,
   startTestNats,
+  startTestS3,
   type TestDatabase,
   type TestNats,
+  type TestS3,
 } from '@gw/testing';
+import { type BlobStore, createBlobStore, transientBlobKey } from '@gw/platform/blobs';
+import { Readable } from 'node:stream';
 import { createMockUpstreamApp } from '@gw/app-mock-upstream';
 import { INFERENCE_QUEUE, InferenceEnv, InferenceModule } from '../src/inference.module';
 
@@ -29,18 +33,25 @@ export class InferenceTestApp {
   readonly events = new Map<string, GenerationFinishedEvent>();
   private readonly services: INestMicroservice[] = [];
   rpc!: RpcClient;
+  /** The store the service reads staged audio from (s3rver), as the gateway writes it. */
+  blobs!: BlobStore;
   private upstream!: INestApplication;
   private closeClient!: () => Promise<void>;
 
   private constructor(
     readonly db: TestDatabase,
     readonly nats: TestNats,
+    readonly s3: TestS3,
   ) {}
 
   /** `replicas` inference services join the queue group; `envOverrides` go over the test defaults. */
   static async start(envOverrides: Partial<InferenceEnv>, replicas = 1): Promise<InferenceTestApp> {
-    const [db, nats] = await Promise.all([createTestDatabase('inference'), startTestNats()]);
-    const app = new InferenceTestApp(db, nats);
+    const [db, nats, s3] = await Promise.all([
+      createTestDatabase('inference'),
+      startTestNats(),
+      startTestS3(),
+    ]);
+    const app = new InferenceTestApp(db, nats, s3);
     app.upstream = await createMockUpstreamApp(silentLogger);
     await app.upstream.listen(0, '127.0.0.1');
     const address = app.upstream.getHttpServer().address() as { port: number };
@@ -55,6 +66,7 @@ export class InferenceTestApp {
         MOCK_UPSTREAM_URL: `http://127.0.0.1:${address.port}`,
         CATALOGUE_FILE: DEMO_CATALOGUE,
         OUTBOX_RELAY_INTERVAL_MS: 500,
+        ...s3.env,
       },
       envOverrides,
     );
@@ -68,6 +80,7 @@ export class InferenceTestApp {
         ),
       );
     }
+    app.blobs = createBlobStore(env);
     const connection = await connectTestTransport(transport);
     app.rpc = connection.rpc;
     await connection.events.subscribe(BillingEvents.generationFinished, 'test-billing', async (event) => {
@@ -86,6 +99,13 @@ export class InferenceTestApp {
     });
   }
 
+  /** Stages bytes as the gateway does before a transcription; answers the object's key. */
+  async stage(bytes: Buffer, contentType = 'audio/wav'): Promise<string> {
+    const key = transientBlobKey();
+    await this.blobs.put(key, Readable.from([bytes]), contentType);
+    return key;
+  }
+
   async stop(): Promise<void> {
     await this.closeClient();
     // The inference replicas first, in reverse, then the billing they call.
@@ -93,5 +113,6 @@ export class InferenceTestApp {
     await this.upstream.close();
     await this.db.drop();
     await this.nats.stop();
+    await this.s3.stop();
   }
 }

@@ -60,7 +60,12 @@ describe('inference refuses malformed NATS messages', () => {
     await expect(
       app.rpc.request(TranscriptionContracts.transcribe, {
         principal,
-        audio: { base64: 'AAAA', filename: 'a.wav', format: 'wav' },
+        audio: {
+          key: 'transient/00000000-0000-4000-8000-000000000000',
+          size: 3,
+          filename: 'a.wav',
+          format: 'wav',
+        },
         params: { model: 'demo/transcribe' },
         generationId,
       }),

@@ -5,7 +5,6 @@ import {
   TranscriptionContracts,
   type TranscriptionParams,
   type TranscriptionReply,
-  type TranscriptionRequest,
 } from '@gw/contracts';
 import { flacFile, id3Tag, m4aFile, mp3Frames, oggFile, wavFile, webmFile } from './audio-fixtures';
 import { InferenceTestApp } from './inference-test-app';
@@ -32,20 +31,29 @@ function wav(seconds: number, rate = 16_000): Buffer {
   return Buffer.concat([header, data]);
 }
 
+interface TestAudio {
+  bytes?: Buffer;
+  filename?: string;
+  format?: AudioFormat;
+}
+
 describe('inference transcriptions over NATS, Postgres and mock-upstream', () => {
   let app: InferenceTestApp;
   const principal = apiKeyPrincipal({ apiKeyName: 'k' });
-  const twoSeconds = wav(2).toString('base64');
+  const twoSeconds = wav(2);
 
-  const transcribe = (
-    params: TranscriptionParams,
-    audio: Partial<TranscriptionRequest['audio']> = {},
-    who: Principal = principal,
-  ) =>
+  /** The gateway's part: stage the bytes, send their key. */
+  const staged = async ({ bytes = twoSeconds, filename = 'tone.wav', format = 'wav' }: TestAudio = {}) => ({
+    key: await app.stage(bytes),
+    size: bytes.length,
+    filename,
+    format,
+  });
+  const transcribe = async (params: TranscriptionParams, audio: TestAudio = {}, who: Principal = principal) =>
     app.rpc.request(TranscriptionContracts.transcribe, {
       principal: who,
       generationId: `gen-${randomUUID()}`,
-      audio: { base64: twoSeconds, filename: 'tone.wav', format: 'wav', ...audio },
+      audio: await staged(audio),
       params,
     });
   const refusal = (promise: Promise<unknown>) =>
@@ -186,7 +194,7 @@ describe('inference transcriptions over NATS, Postgres and mock-upstream', () =>
     const mp3 = Buffer.concat([id3Tag(144), mp3Frames(38)]);
     const reply = await transcribe(
       { response_format: 'verbose_json' },
-      { base64: mp3.toString('base64'), filename: 'a.mp3', format: 'mp3' },
+      { bytes: mp3, filename: 'a.mp3', format: 'mp3' },
     );
     expect(json(reply)?.usage).toEqual({ durationSeconds: 1, cost: 0.01, cost_rub: 0.01 });
     expect(app.reserveRequests.find((r) => r.generationId === reply.id)).toMatchObject({
@@ -196,7 +204,7 @@ describe('inference transcriptions over NATS, Postgres and mock-upstream', () =>
   });
 
   it('bills a 1.0 s WAV as 1 s, its length by the sample layout', async () => {
-    const reply = await transcribe({}, { base64: wavFile({ seconds: 1 }).toString('base64') });
+    const reply = await transcribe({}, { bytes: wavFile({ seconds: 1 }) });
     expect(json(reply)?.usage).toEqual({ durationSeconds: 1, cost: 0.01, cost_rub: 0.01 });
     expect(app.reserveRequests.find((r) => r.generationId === reply.id)).toMatchObject({
       minAmount: '0.01',
@@ -237,13 +245,14 @@ describe('inference transcriptions over NATS, Postgres and mock-upstream', () =>
     ],
   ])('refuses %s on file before reserving', async (_label, bytes, format) => {
     const before = app.reserveRequests.length;
-    expect(
-      await refusal(transcribe({}, { base64: bytes.toString('base64'), filename: `a.${format}`, format })),
-    ).toEqual({ code: 'invalid_request', param: 'file' });
+    expect(await refusal(transcribe({}, { bytes, filename: `a.${format}`, format }))).toEqual({
+      code: 'invalid_request',
+      param: 'file',
+    });
     expect(app.reserveRequests.length).toBe(before);
   });
 
-  it.each<[string, TranscriptionParams, Partial<TranscriptionRequest['audio']>, string]>([
+  it.each<[string, TranscriptionParams, TestAudio, string]>([
     ['streaming on the classic model', { stream: true }, {}, 'stream'],
     ['an unknown model', { model: 'demo/nope' }, {}, 'model'],
     ['a chat model', { model: 'demo/chat' }, {}, 'model'],
@@ -267,16 +276,14 @@ describe('inference transcriptions over NATS, Postgres and mock-upstream', () =>
   });
 
   it('requires chunking_strategy for more than 30 s on the diarizing model', async () => {
-    // A low sample rate keeps the message under NATS's default 1 MB max_payload (docs/decisions.md).
-    const long = wav(31, 2_000).toString('base64');
-    expect(await refusal(transcribe({ model: 'demo/transcribe-diarize' }, { base64: long }))).toEqual({
+    const long = wav(31, 2_000);
+    expect(await refusal(transcribe({ model: 'demo/transcribe-diarize' }, { bytes: long }))).toEqual({
       code: 'invalid_request',
       param: 'chunking_strategy',
     });
     expect(
-      json(
-        await transcribe({ model: 'demo/transcribe-diarize', chunking_strategy: 'auto' }, { base64: long }),
-      )?.usage.durationSeconds,
+      json(await transcribe({ model: 'demo/transcribe-diarize', chunking_strategy: 'auto' }, { bytes: long }))
+        ?.usage.durationSeconds,
     ).toBe(31);
   });
 
@@ -306,7 +313,7 @@ describe('inference transcriptions over NATS, Postgres and mock-upstream', () =>
   ])(
     'requires chunking_strategy on the diarizing model for %s, before reserving',
     async (_label, bytes, format) => {
-      const audio = { base64: bytes.toString('base64'), filename: `long.${format}`, format };
+      const audio = { bytes, filename: `long.${format}`, format };
       const before = app.reserveRequests.length;
       expect(await refusal(transcribe({ model: 'demo/transcribe-diarize' }, audio))).toEqual({
         code: 'invalid_request',
@@ -325,11 +332,30 @@ describe('inference transcriptions over NATS, Postgres and mock-upstream', () =>
     const mp3 = mp3Frames(1532);
     const reply = await transcribe(
       { model: 'demo/transcribe-diarize', chunking_strategy: 'auto' },
-      { base64: mp3.toString('base64'), filename: 'long.mp3', format: 'mp3' },
+      { bytes: mp3, filename: 'long.mp3', format: 'mp3' },
     );
     // mock-upstream hears 638 844 bytes at 128 kbit/s: 39.928 s at 0.90 RUB per minute.
     expect(json(reply)?.usage).toEqual({ durationSeconds: 39.928, cost: 0.59892, cost_rub: 0.59892 });
     expect(await app.eventOf(reply.id)).toMatchObject({ status: 'completed', cost: '0.59892' });
+  });
+
+  it('refuses audio whose staged object is gone or is not the announced size, before reserving', async () => {
+    const before = app.reserveRequests.length;
+    const gone = await staged();
+    await app.blobs.delete(gone.key);
+    const wrongSize = { ...(await staged()), size: twoSeconds.length + 1 };
+    for (const audio of [gone, wrongSize])
+      expect(
+        await refusal(
+          app.rpc.request(TranscriptionContracts.transcribe, {
+            principal,
+            generationId: `gen-${randomUUID()}`,
+            audio,
+            params: {},
+          }),
+        ),
+      ).toEqual({ code: 'invalid_request', param: 'file' });
+    expect(app.reserveRequests.length).toBe(before);
   });
 
   it('passes a refusal by billing on without recording anything', async () => {
@@ -342,7 +368,7 @@ describe('inference transcriptions over NATS, Postgres and mock-upstream', () =>
     const failed = app.rpc.request(TranscriptionContracts.transcribe, {
       principal,
       generationId,
-      audio: { base64: twoSeconds, filename: 'tone.wav', format: 'wav' },
+      audio: await staged(),
       params: { prompt: '[[fail:502]]' },
     });
     expect(await refusal(failed)).toEqual({ code: 'upstream_error', param: null });

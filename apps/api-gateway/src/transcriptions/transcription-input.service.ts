@@ -2,19 +2,19 @@ import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { DomainError, Principal, TranscriptionRequest } from '@gw/contracts';
-import { detectAudioFormat, MAX_AUDIO_BYTES, TranscriptionParamsDto } from '@gw/dto';
+import { MAX_AUDIO_BYTES, TranscriptionParamsDto } from '@gw/dto';
 import { validationErrorToDomainError } from '@gw/platform';
 import { API_GATEWAY_ENV, ApiGatewayEnv } from '../api-gateway.env';
 import { parseAllowHosts } from './address-policy';
+import {
+  type AudioForm,
+  AudioStagingService,
+  audioTooLarge,
+  type StagedAudio,
+} from './audio-staging.service';
 import { AudioUrlFetcher } from './audio-url-fetcher';
 import { findJsonHazard } from '../http/json-hazards';
 import { formFieldsToParams } from './form-fields';
-
-/** A multipart upload as multer hands it over. */
-export interface UploadedAudio {
-  buffer: Buffer;
-  originalname: string;
-}
 
 const DATA_URL = /^data:([^;,]*)(?:;[^;,]*)*;base64,/;
 
@@ -27,17 +27,24 @@ const DATA_URL = /^data:([^;,]*)(?:;[^;,]*)*;base64,/;
 export class TranscriptionInputService implements OnModuleDestroy {
   private readonly fetcher: AudioUrlFetcher;
 
-  constructor(@Inject(API_GATEWAY_ENV) env: ApiGatewayEnv) {
+  constructor(
+    @Inject(API_GATEWAY_ENV) env: ApiGatewayEnv,
+    private readonly staging: AudioStagingService,
+  ) {
     this.fetcher = new AudioUrlFetcher({
       allowHosts: parseAllowHosts(env.TRANSCRIPTION_URL_ALLOW_HOSTS),
       timeoutMs: env.TRANSCRIPTION_URL_TIMEOUT_MS,
     });
   }
 
+  /**
+   * `upload` is the multipart form's staged file; without one (a JSON body, or a form whose `file` is
+   * a text field) the audio is read from `file` here and staged last, once everything else is checked.
+   */
   async build(
     principal: Principal,
     fields: Record<string, unknown>,
-    upload: UploadedAudio | undefined,
+    upload: AudioForm['audio'],
     generationId: string,
   ): Promise<TranscriptionRequest> {
     const { file, ...rest } = fields ?? {};
@@ -48,26 +55,24 @@ export class TranscriptionInputService implements OnModuleDestroy {
     const params = plainToInstance(TranscriptionParamsDto, formFieldsToParams(rest));
     const errors = validateSync(params, { whitelist: true, forbidNonWhitelisted: true });
     if (errors.length > 0) throw validationErrorToDomainError(errors);
-    const audio = upload
-      ? { bytes: upload.buffer, filename: upload.originalname || 'audio' }
-      : await this.audioOf(file);
-    const format = detectAudioFormat(audio.bytes);
-    if (!format)
+    const audio = upload ?? (await this.stagedFrom(file));
+    if (audio === 'not-audio')
       throw new DomainError(
         'invalid_request',
         'The file is not audio in a supported format (MP3, WAV, M4A, FLAC, OGG, WebM)',
         'file',
       );
-    return {
-      principal,
-      generationId,
-      params: { ...params },
-      audio: { base64: audio.bytes.toString('base64'), filename: audio.filename, format },
-    };
+    return { principal, generationId, params: { ...params }, audio };
   }
 
   onModuleDestroy(): Promise<void> {
     return this.fetcher.close();
+  }
+
+  /** A data URL or an http(s) URL's audio, staged; `file` is checked before anything is read. */
+  private async stagedFrom(file: unknown): Promise<StagedAudio> {
+    const { bytes, filename } = await this.audioOf(file);
+    return this.staging.stageBytes(bytes, filename);
   }
 
   private async audioOf(file: unknown): Promise<{ bytes: Buffer; filename: string }> {
@@ -98,11 +103,7 @@ export function decodeBase64(text: string): Buffer {
     Math.floor((payload.length * 3) / 4) - (payload.endsWith('==') ? 2 : payload.endsWith('=') ? 1 : 0) >
     MAX_AUDIO_BYTES
   ) {
-    throw new DomainError(
-      'payload_too_large',
-      `The audio file is larger than ${MAX_AUDIO_BYTES / 1024 / 1024} MB`,
-      'file',
-    );
+    throw audioTooLarge();
   }
   if (payload.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(payload))
     throw new DomainError('invalid_request', 'The data URL is not valid base64', 'file');

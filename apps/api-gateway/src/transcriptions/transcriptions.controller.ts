@@ -1,14 +1,4 @@
-import {
-  Body,
-  Controller,
-  HttpCode,
-  Post,
-  Res,
-  UploadedFile,
-  UseFilters,
-  UseInterceptors,
-} from '@nestjs/common';
-import { FileInterceptor } from '@nestjs/platform-express';
+import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import {
   ApiBody,
   ApiConsumes,
@@ -22,24 +12,21 @@ import {
 import { Principal, TranscriptionContracts } from '@gw/contracts';
 import {
   ErrorEnvelopeDto,
-  MAX_AUDIO_BYTES,
   TranscriptionJsonRequestDto,
   TranscriptionParamsDto,
   TranscriptionResultDto,
 } from '@gw/dto';
 import { RpcClient } from '@gw/platform';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { newGenerationId } from '../generations/generation-cancellation';
 import { requestGeneration } from '../generations/serve-generation';
 import { UndeliveredGenerations } from '../generations/undelivered-generations';
 import { RequestBodyLimit } from '../http/request-body-limit.decorator';
 import { Authenticated, CurrentPrincipal } from '../security/authenticated.decorator';
-import { AudioUploadErrorsFilter } from './audio-upload-errors.filter';
-import { TranscriptionInputService, UploadedAudio } from './transcription-input.service';
+import { type AudioForm, AudioStagingService } from './audio-staging.service';
+import { TranscriptionInputService } from './transcription-input.service';
 import { ApiPaidGenerationErrors } from '../docs/paid-generation-errors.decorator';
 
-/** known_speaker_references travel as data URL fields, so a field may be larger than multer's 1 MB default. */
-const MAX_FIELD_BYTES = 8 * 1024 * 1024;
 /** A JSON body: 25 MB of audio as a base64 data URL (about 33.4 MB), plus the rest of its fields. */
 const JSON_BODY_LIMIT_BYTES = 40 * 1024 * 1024;
 
@@ -50,6 +37,7 @@ export class TranscriptionsController {
   constructor(
     private readonly rpc: RpcClient,
     private readonly input: TranscriptionInputService,
+    private readonly staging: AudioStagingService,
     private readonly undelivered: UndeliveredGenerations,
   ) {}
 
@@ -57,11 +45,6 @@ export class TranscriptionsController {
   @HttpCode(200)
   @Authenticated()
   @RequestBodyLimit(JSON_BODY_LIMIT_BYTES)
-  // The guard runs before this interceptor, so nothing is uploaded without credentials.
-  @UseFilters(AudioUploadErrorsFilter)
-  @UseInterceptors(
-    FileInterceptor('file', { limits: { fileSize: MAX_AUDIO_BYTES, fieldSize: MAX_FIELD_BYTES, files: 1 } }),
-  )
   @ApiOperation({
     summary: 'Transcribe audio',
     description:
@@ -98,21 +81,34 @@ export class TranscriptionsController {
   @ApiPayloadTooLargeResponse({ description: 'The audio is larger than 25 MB', type: ErrorEnvelopeDto })
   async create(
     @CurrentPrincipal() principal: Principal,
-    @Body() fields: Record<string, unknown>,
-    @UploadedFile() upload: UploadedAudio | undefined,
+    @Body() body: Record<string, unknown> | undefined,
+    @Req() http: Request,
     @Res() response: Response,
   ): Promise<void> {
-    const request = await this.input.build(principal, fields, upload, newGenerationId());
-    const reply = await requestGeneration(
-      { rpc: this.rpc, undelivered: this.undelivered },
-      response,
-      TranscriptionContracts.transcribe,
-      request,
-    );
-    if (reply.contentType === 'application/json') {
-      response.status(200).json(reply.result);
-      return;
+    // Read here, after the guards: nothing is uploaded without credentials.
+    const form: AudioForm | null = http.is('multipart/form-data') ? await this.staging.readForm(http) : null;
+    let staged = form?.audio;
+    try {
+      const request = await this.input.build(
+        principal,
+        form?.fields ?? body ?? {},
+        staged,
+        newGenerationId(),
+      );
+      staged = request.audio;
+      const reply = await requestGeneration(
+        { rpc: this.rpc, undelivered: this.undelivered },
+        response,
+        TranscriptionContracts.transcribe,
+        request,
+      );
+      if (reply.contentType === 'application/json') {
+        response.status(200).json(reply.result);
+        return;
+      }
+      response.status(200).type(`${reply.contentType}; charset=utf-8`).send(reply.body);
+    } finally {
+      await this.staging.discard(staged);
     }
-    response.status(200).type(`${reply.contentType}; charset=utf-8`).send(reply.body);
   }
 }

@@ -37,6 +37,12 @@ export class DistributedStack {
   private db?: TestDatabase;
   private s3?: TestS3;
 
+  /** The private S3 server, for a test that looks at the objects the apps left. */
+  get objectStore(): TestS3 {
+    if (!this.s3) throw new Error('The stack has not started');
+    return this.s3;
+  }
+
   /** The private database, for a test that watches what a service keeps (billing's holds). */
   get databaseUrl(): string {
     if (!this.db) throw new Error('The stack has not started');

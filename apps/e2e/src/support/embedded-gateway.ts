@@ -11,6 +11,8 @@ export interface EmbeddedGateway {
   api: string;
   apiKey: string;
   adminToken: string;
+  /** Its DATA_DIR: the database pointer, the demo credentials and the local blob store (`files/`). */
+  dataDir: string;
   stop(): Promise<void>;
 }
 
@@ -39,7 +41,7 @@ export async function startEmbeddedGateway(
     const [, apiKey] = await app.waitFor(/Demo API key\s+(\S+)/, 90_000);
     const [, adminToken] = await app.waitFor(/Admin token\s+(\S+)/);
     await app.waitFor(/curl -s \S+\/v1\/history\/generations.*\n/);
-    return { app, api: `http://127.0.0.1:${port}/api`, apiKey, adminToken, stop };
+    return { app, api: `http://127.0.0.1:${port}/api`, apiKey, adminToken, dataDir, stop };
   } catch (err) {
     await stop();
     throw err;

@@ -1,8 +1,14 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import Decimal from 'decimal.js';
 import { randomUUID } from 'node:crypto';
-import { AudioFormat, DomainError, TranscriptionReply } from '@gw/contracts';
-import { detectAudioFormat, TranscriptionRpcMessageDto } from '@gw/dto';
+import { DomainError, TranscriptionReply } from '@gw/contracts';
+import {
+  AUDIO_MIME_TYPES,
+  detectAudioFormat,
+  TranscriptionAudioDto,
+  TranscriptionRpcMessageDto,
+} from '@gw/dto';
+import { BLOB_STORE, type BlobStore } from '@gw/platform/blobs';
 import { roundCost, sttCost } from '@gw/pricing';
 import type { CatalogueModel, ModelEndpoint, ProviderRoute } from '@gw/catalogue';
 import { ModelCatalogue } from '@gw/catalogue';
@@ -15,14 +21,8 @@ import { TranscriptionUpstream } from './transcription-upstream';
 
 const TRANSCRIPTION_ENDPOINT: ModelEndpoint = '/v1/audio/transcriptions';
 
-const MIME_TYPES: Record<AudioFormat, string> = {
-  mp3: 'audio/mpeg',
-  wav: 'audio/wav',
-  m4a: 'audio/mp4',
-  flac: 'audio/flac',
-  ogg: 'audio/ogg',
-  webm: 'audio/webm',
-};
+const stagedAudioGone = () =>
+  new DomainError('invalid_request', 'The audio file is no longer available; send it again', 'file');
 
 interface Transcription {
   id: string;
@@ -44,11 +44,12 @@ export class TranscriptionService {
     private readonly catalogue: ModelCatalogue,
     private readonly upstream: TranscriptionUpstream,
     private readonly billing: GenerationBilling,
+    @Inject(BLOB_STORE) private readonly blobs: BlobStore,
   ) {}
 
   async transcribe(message: TranscriptionRpcMessageDto): Promise<TranscriptionReply> {
     const model = this.model(message.params.model);
-    const audio = Buffer.from(message.audio.base64, 'base64');
+    const audio = await this.stagedAudio(message.audio);
     // The gateway checked the content already; a message from elsewhere must not reach a provider unchecked.
     if (detectAudioFormat(audio) !== message.audio.format)
       throw new DomainError('invalid_request', 'The file is not audio in a supported format', 'file');
@@ -66,7 +67,7 @@ export class TranscriptionService {
           upstreamModel: route.upstreamModel,
           audio,
           filename: message.audio.filename,
-          mimeType: MIME_TYPES[message.audio.format],
+          mimeType: AUDIO_MIME_TYPES[message.audio.format],
           params: message.params,
           upstreamFormat: capabilities.diarizing
             ? 'diarized_json'
@@ -88,6 +89,25 @@ export class TranscriptionService {
       upstream,
       transcriptionUsage(billed, cost),
     );
+  }
+
+  /**
+   * The bytes the gateway staged. Read whole once: the length parsers walk the file's structure, and
+   * a provider fallback sends the same bytes again; the gateway deletes the object when the call ends.
+   */
+  private async stagedAudio(audio: TranscriptionAudioDto): Promise<Buffer> {
+    const object = await this.blobs.get(audio.key);
+    // Copied into one buffer of the announced size as the chunks arrive: the file is held once, not twice.
+    const bytes = Buffer.allocUnsafe(audio.size);
+    let offset = 0;
+    if (object && object.size === audio.size)
+      for await (const chunk of object.body as AsyncIterable<Buffer>) {
+        if (offset + chunk.length > bytes.length) break;
+        offset += chunk.copy(bytes, offset);
+      }
+    object?.body.destroy();
+    if (offset !== bytes.length) throw stagedAudioGone();
+    return bytes;
   }
 
   /** The named model, or the catalogue's first transcription model: the classic one in the demo catalogue. */

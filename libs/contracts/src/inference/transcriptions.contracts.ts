@@ -31,10 +31,14 @@ export interface TranscriptionParams {
   stream?: boolean;
 }
 
-/** The uploaded audio, already checked by content at the gateway. */
+/**
+ * The uploaded audio, already checked by content at the gateway, which staged its bytes as a
+ * transient blob-store object: only the reference crosses the bus (docs/decisions.md, claim checks).
+ */
 export interface TranscriptionAudio {
-  /** The file's bytes in base64; 25 MB of audio is about 33.4 MB here (see docs/decisions.md on NATS max_payload). */
-  base64: string;
+  /** The transient object's key; the gateway deletes it when the call ends. */
+  key: string;
+  size: number;
   filename: string;
   format: AudioFormat;
 }

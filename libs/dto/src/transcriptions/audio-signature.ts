@@ -3,6 +3,16 @@ import type { AudioFormat } from '@gw/contracts';
 /** The interface's audio file size limit: 25 MB. */
 export const MAX_AUDIO_BYTES = 25 * 1024 * 1024;
 
+/** The media type each format is stored and sent upstream as. */
+export const AUDIO_MIME_TYPES: Record<AudioFormat, string> = {
+  mp3: 'audio/mpeg',
+  wav: 'audio/wav',
+  m4a: 'audio/mp4',
+  flac: 'audio/flac',
+  ogg: 'audio/ogg',
+  webm: 'audio/webm',
+};
+
 const ascii = (bytes: Uint8Array, offset: number, text: string) =>
   bytes.length >= offset + text.length &&
   [...text].every((char, i) => bytes[offset + i] === char.charCodeAt(0));

@@ -5,6 +5,7 @@ import {
   IsArray,
   IsBoolean,
   IsIn,
+  IsInt,
   IsNotEmpty,
   IsNumber,
   IsOptional,
@@ -25,6 +26,7 @@ import {
   TranscriptionResponseFormat,
 } from '@gw/contracts';
 import { NestedObject } from '../common/nested-object';
+import { MAX_AUDIO_BYTES } from './audio-signature';
 
 /** The interface's limit on known speakers. */
 export const MAX_KNOWN_SPEAKERS = 4;
@@ -144,8 +146,13 @@ export class TranscriptionJsonRequestDto extends TranscriptionParamsDto {
 
 export class TranscriptionAudioDto implements TranscriptionAudio {
   @IsString()
-  @IsNotEmpty()
-  base64!: string;
+  @Matches(/^transient\/[0-9a-f-]{36}$/, { message: 'key must name a transient object' })
+  key!: string;
+
+  @IsInt()
+  @Min(1)
+  @Max(MAX_AUDIO_BYTES)
+  size!: number;
 
   @IsString()
   @MaxLength(255)

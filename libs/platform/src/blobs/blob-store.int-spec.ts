@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { type BlobStore, blobKey } from './blob-store';
+import { type BlobStore, blobKey, transientBlobKey } from './blob-store';
 import { verifyBlobQuery } from './blob-url-signature';
 import { LocalDiskBlobStore } from './local-disk-blob-store';
 import { S3BlobStore } from './s3-blob-store';
@@ -78,6 +78,20 @@ function blobStoreContract(
       });
       await expect(store.put(k, failing, 'image/png')).rejects.toThrow('client went away');
       await expect(store.head(k)).resolves.toBeNull();
+    });
+
+    it('sweeps transient objects written before the bound, and nothing else', async () => {
+      const kept = key();
+      const transient = [transientBlobKey(), transientBlobKey()];
+      for (const k of [kept, ...transient])
+        await store.put(k, Readable.from([Buffer.from('x')]), 'audio/wav');
+      // Written just now: not older than a minute ago.
+      await expect(store.sweepTransient(new Date(Date.now() - 60_000))).resolves.toBe(0);
+      await expect(store.head(transient[0])).resolves.not.toBeNull();
+      await expect(store.sweepTransient(new Date(Date.now() + 60_000))).resolves.toBe(2);
+      for (const k of transient) await expect(store.head(k)).resolves.toBeNull();
+      await expect(store.head(kept)).resolves.not.toBeNull();
+      await expect(store.sweepTransient(new Date(Date.now() + 60_000))).resolves.toBe(0);
     });
 
     it('signs a URL that reads the bytes until it expires', async () => {

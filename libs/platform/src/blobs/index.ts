@@ -6,3 +6,4 @@ export * from './local-disk-blob-store';
 export * from './s3-blob-store';
 export * from './generated-file-writer';
 export * from './upload-slot-bound';
+export * from './transient-blob-sweeper';

@@ -1,11 +1,18 @@
 import { DomainError } from '@gw/contracts';
 import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { type BlobInfo, type BlobObject, type BlobStore, isBlobKey } from './blob-store';
+import {
+  type BlobInfo,
+  type BlobObject,
+  type BlobStore,
+  isBlobKey,
+  isTransientBlobKey,
+  TRANSIENT_BLOB_PREFIX,
+} from './blob-store';
 import { signBlobQuery } from './blob-url-signature';
 
 export interface LocalDiskBlobStoreOptions {
@@ -73,9 +80,27 @@ export class LocalDiskBlobStore implements BlobStore {
     return Promise.resolve(`${this.options.publicBaseUrl}/${LOCAL_BLOB_ROUTE}/${key}?${query}`);
   }
 
+  async sweepTransient(before: Date): Promise<number> {
+    const directory = join(this.options.directory, TRANSIENT_BLOB_PREFIX);
+    const names = await readdir(directory).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return [];
+      throw err;
+    });
+    let removed = 0;
+    // Objects, their type sidecars and the `.partial` files of puts a crash cut off alike.
+    for (const name of names) {
+      const path = join(directory, name);
+      const info = await stat(path).catch(() => null);
+      if (!info || info.mtime >= before) continue;
+      await rm(path, { force: true });
+      if (!name.includes('.')) removed += 1;
+    }
+    return removed;
+  }
+
   private pathOf(key: string): string {
-    // Keys are checked, not escaped: a key is two uuids, so no path can climb out of the directory.
-    if (!isBlobKey(key)) throw new Error(`Not a blob key: ${key}`);
+    // Keys are checked, not escaped: a key is two uuids (or `transient/` and one), so no path can climb out.
+    if (!isBlobKey(key) && !isTransientBlobKey(key)) throw new Error(`Not a blob key: ${key}`);
     return join(this.options.directory, key);
   }
 }

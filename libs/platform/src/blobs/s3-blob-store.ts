@@ -5,6 +5,7 @@ import {
   DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
+  ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
   S3ServiceException,
@@ -12,7 +13,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { type Readable } from 'node:stream';
-import { type BlobInfo, type BlobObject, type BlobStore } from './blob-store';
+import { type BlobInfo, type BlobObject, type BlobStore, TRANSIENT_BLOB_PREFIX } from './blob-store';
 
 export interface S3BlobStoreOptions {
   /** Empty for AWS itself; an S3-compatible server's URL otherwise. */
@@ -118,6 +119,23 @@ export class S3BlobStore implements BlobStore {
 
   async delete(key: string): Promise<void> {
     await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+  }
+
+  async sweepTransient(before: Date): Promise<number> {
+    let removed = 0;
+    let ContinuationToken: string | undefined;
+    do {
+      const page = await this.client.send(
+        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: TRANSIENT_BLOB_PREFIX, ContinuationToken }),
+      );
+      for (const object of page.Contents ?? []) {
+        if (!object.Key || !object.LastModified || object.LastModified >= before) continue;
+        await this.delete(object.Key);
+        removed += 1;
+      }
+      ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (ContinuationToken);
+    return removed;
   }
 
   signedUrl(key: string, contentType: string, expiresAt: Date): Promise<string> {

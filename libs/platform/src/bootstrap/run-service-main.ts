@@ -3,6 +3,7 @@ import { type ServiceEnv } from '../env/base-env';
 import { loadEnv } from '../env/load-env';
 import { migrateServiceDatabase, type ServiceDatabaseOptions } from '../database/service-database';
 import { createLogger } from '../logging/logger';
+import { type BlobStore } from '../blobs/blob-store';
 import { type TransportOptions } from '../transport/transport-options';
 import { startHealthServer } from './health-server';
 import { checkPostgres } from '../database/postgres-check';
@@ -16,6 +17,8 @@ export interface ServiceMainOptions<Env extends ServiceEnv> {
   env: new () => Env;
   database: (env: Env) => ServiceDatabaseOptions;
   module: (options: { env: Env; transport: TransportOptions }) => DynamicModule;
+  /** The blob store of a service that takes requests larger than NATS carries (claim checks). */
+  blobs?: (env: Env) => BlobStore;
 }
 
 /**
@@ -37,6 +40,7 @@ export function runServiceMain<Env extends ServiceEnv>(options: ServiceMainOptio
       kind: 'nats',
       servers: env.NATS_URL,
       rpcTimeoutMs: env.RPC_TIMEOUT_MS,
+      blobs: options.blobs?.(env),
     };
     const service = await startService(options.module({ env, transport }), transport, options.name, logger);
     service.enableShutdownHooks();

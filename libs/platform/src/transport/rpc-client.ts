@@ -7,7 +7,21 @@ import {
   RpcContract,
   StreamContract,
 } from '@gw/contracts';
-import { catchError, filter, firstValueFrom, Observable, throwError, timeout, TimeoutError } from 'rxjs';
+import type { NatsConnection } from '@nats-io/transport-node';
+import {
+  catchError,
+  defer,
+  filter,
+  finalize,
+  firstValueFrom,
+  from,
+  mergeMap,
+  Observable,
+  throwError,
+  timeout,
+  TimeoutError,
+} from 'rxjs';
+import { ClaimCheckSender } from './claim-checks';
 import { isHeartbeat } from './heartbeats';
 import { RPC_CLIENT_PROXY, TRANSPORT_OPTIONS, TransportOptions } from './transport-options';
 
@@ -34,10 +48,21 @@ export interface StreamCallOptions {
  */
 @Injectable()
 export class RpcClient implements OnApplicationShutdown {
+  /** Null on the in-process bus, which has no message limit. */
+  private readonly claimChecks: ClaimCheckSender | null;
+
   constructor(
     @Inject(RPC_CLIENT_PROXY) private readonly proxy: ClientProxy,
     @Inject(TRANSPORT_OPTIONS) private readonly options: TransportOptions,
-  ) {}
+  ) {
+    this.claimChecks =
+      options.kind === 'nats'
+        ? new ClaimCheckSender(options.blobs ?? null, async () => {
+            await proxy.connect();
+            return proxy.unwrap<NatsConnection>().info?.max_payload ?? 1024 * 1024;
+          })
+        : null;
+  }
 
   request<Request extends object, Response>(
     contract: RpcContract<Request, Response>,
@@ -46,7 +71,7 @@ export class RpcClient implements OnApplicationShutdown {
   ): Promise<Response> {
     const limit = options.timeoutMs ?? this.options.rpcTimeoutMs;
     return firstValueFrom(
-      this.proxy.send<Response, Request>(contract.subject, payload).pipe(
+      this.send<Response>(contract.subject, payload).pipe(
         timeout({ each: Math.min(limit, options.idleTimeoutMs ?? limit) }),
         filter((frame) => !isHeartbeat(frame)),
         timeout(limit),
@@ -61,10 +86,21 @@ export class RpcClient implements OnApplicationShutdown {
     options: StreamCallOptions = {},
   ): Observable<Chunk> {
     const limit = options.idleTimeoutMs ?? this.options.rpcTimeoutMs;
-    return this.proxy.send<Chunk, Request>(contract.subject, payload).pipe(
+    return this.send<Chunk>(contract.subject, payload).pipe(
       timeout({ each: limit }),
       filter((frame) => !isHeartbeat(frame)),
       catchError((err: unknown) => throwError(() => toDomainError(err, contract.subject))),
+    );
+  }
+
+  /** The proxy's send, with a payload too large for the bus sent by claim check and its object removed after the call. */
+  private send<Frame>(subject: string, payload: object): Observable<Frame> {
+    const claimChecks = this.claimChecks;
+    if (!claimChecks) return this.proxy.send<Frame, object>(subject, payload);
+    return defer(() => from(claimChecks.outgoing(subject, payload))).pipe(
+      mergeMap((outgoing) =>
+        this.proxy.send<Frame, object>(subject, outgoing.payload).pipe(finalize(outgoing.release)),
+      ),
     );
   }
 

@@ -1,0 +1,163 @@
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { expectEventually } from '@gw/testing';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DistributedStack } from './support/distributed-stack';
+import { startEmbeddedGateway, type EmbeddedGateway } from './support/embedded-gateway';
+import { http, seedOrganization } from './support/gateway-http';
+
+const ADMIN_TOKEN = 'e2e-admin-token-0123456789';
+const MAX_AUDIO_BYTES = 25 * 1024 * 1024;
+
+/** A 16 kHz mono 16-bit PCM WAV of silence, `bytes` long in all. */
+function silentWav(bytes: number): Buffer {
+  const wav = Buffer.alloc(bytes);
+  const data = bytes - 44;
+  wav.write('RIFF', 0, 'ascii');
+  wav.writeUInt32LE(36 + data, 4);
+  wav.write('WAVEfmt ', 8, 'ascii');
+  wav.writeUInt32LE(16, 16);
+  wav.writeUInt16LE(1, 20);
+  wav.writeUInt16LE(1, 22);
+  wav.writeUInt32LE(16_000, 24);
+  wav.writeUInt32LE(32_000, 28);
+  wav.writeUInt16LE(2, 32);
+  wav.writeUInt16LE(16, 34);
+  wav.write('data', 36, 'ascii');
+  wav.writeUInt32LE(data, 40);
+  return wav;
+}
+
+/** Just under the 25 MB limit: 819 s of audio. */
+const LARGE_WAV = silentWav(MAX_AUDIO_BYTES - 1_000);
+
+async function transcribe(api: string, apiKey: string, audio: Buffer) {
+  const form = new FormData();
+  form.append('file', new Blob([audio], { type: 'audio/wav' }), 'long.wav');
+  form.append('response_format', 'verbose_json');
+  const response = await fetch(`${api}/v1/audio/transcriptions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey}` },
+    body: form,
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+/** The demo catalogue with demo/chat taking prompts of several megabytes, as long-context models do. */
+function longContextCatalogue(directory: string): string {
+  const catalogue = JSON.parse(
+    readFileSync(join(__dirname, '../../../config/catalogue.demo.json'), 'utf8'),
+  ) as {
+    models: Array<{
+      id: string;
+      providers: Array<{
+        context_length: number | null;
+        per_request_limits: { prompt_tokens: number | null };
+      }>;
+    }>;
+  };
+  for (const provider of catalogue.models.find((model) => model.id === 'demo/chat')?.providers ?? []) {
+    provider.context_length = 4_000_000;
+    provider.per_request_limits.prompt_tokens = 4_000_000;
+  }
+  const path = join(directory, 'catalogue.long-context.json');
+  writeFileSync(path, JSON.stringify(catalogue));
+  return path;
+}
+
+/** Words of prose, `bytes` long. */
+const prompt = (bytes: number) =>
+  'the quick brown fox jumps over the lazy dog '.repeat(Math.ceil(bytes / 44)).slice(0, bytes);
+
+describe('claim checks: a 25 MB transcription in the embedded mode', () => {
+  let gateway: EmbeddedGateway;
+
+  beforeAll(async () => {
+    gateway = await startEmbeddedGateway('claim-checks');
+  }, 120_000);
+
+  afterAll(() => gateway?.stop());
+
+  it('transcribes a file just under 25 MB and leaves no staged object behind', async () => {
+    const result = await transcribe(gateway.api, gateway.apiKey, LARGE_WAV);
+    expect(result.status).toBe(200);
+    expect(result.body).toMatchObject({
+      text: expect.any(String),
+      usage: { durationSeconds: expect.any(Number) },
+    });
+    // Deleted once the call has ended, which is just after the answer has left.
+    const transient = join(gateway.dataDir, 'files', 'transient');
+    await expectEventually(() => expect(existsSync(transient) ? readdirSync(transient) : []).toEqual([]));
+  });
+});
+
+describe('claim checks in the distributed mode, on a nats-server with its default 1 MB max_payload', () => {
+  const scratch = mkdtempSync(join(tmpdir(), 'gw-claim-checks-'));
+  const stack = new DistributedStack({
+    database: 'e2e_claim_checks',
+    adminToken: ADMIN_TOKEN,
+    jwtSecret: 'e2e-jwt-secret-0123456789',
+    env: { inference: { CATALOGUE_FILE: longContextCatalogue(scratch) } },
+  });
+  let apiKey: string;
+
+  beforeAll(async () => {
+    await stack.start();
+    apiKey = (await seedOrganization(stack.api, ADMIN_TOKEN, '3000.00')).apiKey;
+  }, 180_000);
+
+  afterAll(async () => {
+    await stack.stop();
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  /** The staged objects left in the bucket: none once each call has ended (the sender deletes without waiting). */
+  const noTransientObjects = () =>
+    expectEventually(async () => {
+      const s3 = stack.objectStore;
+      const listed = await new S3Client({
+        endpoint: s3.endpoint,
+        region: 'us-east-1',
+        forcePathStyle: true,
+        credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+      }).send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: 'transient/' }));
+      expect(listed.KeyCount ?? 0).toBe(0);
+    });
+
+  it.each([
+    ['1.1 MB', 1_100_000],
+    ['3.5 MB', 3_500_000],
+  ])('answers a %s chat prompt', async (_label, bytes) => {
+    const response = await http('POST', `${stack.api}/v1/chat/completions`, {
+      token: apiKey,
+      body: { model: 'demo/chat', max_tokens: 16, messages: [{ role: 'user', content: prompt(bytes) }] },
+    });
+    expect({ status: response.status, error: response.body.error }).toEqual({
+      status: 200,
+      error: undefined,
+    });
+    expect(response.body.choices[0].message.content).toEqual(expect.any(String));
+    expect(response.body.usage.prompt_tokens).toBeGreaterThan(bytes / 10);
+    await noTransientObjects();
+  });
+
+  it('transcribes a file just under 25 MB', async () => {
+    const result = await transcribe(stack.api, apiKey, LARGE_WAV);
+    expect(result.status).toBe(200);
+    expect(result.body).toMatchObject({
+      text: expect.any(String),
+      usage: { durationSeconds: expect.any(Number) },
+    });
+    await noTransientObjects();
+  });
+
+  it('refuses a body above the edge limit with 413 before any work', async () => {
+    const response = await http('POST', `${stack.api}/v1/chat/completions`, {
+      token: apiKey,
+      body: { model: 'demo/chat', messages: [{ role: 'user', content: prompt(4_300_000) }] },
+    });
+    expect(response.status).toBe(413);
+    expect(response.body.error).toMatchObject({ code: 'payload_too_large' });
+  });
+});

@@ -1,0 +1,39 @@
+import { Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { PeriodicTask } from '../scheduling/periodic-task';
+import { type BlobStore } from './blob-store';
+
+/** The longest pause between two sweeps, however long objects may live. */
+const MAX_SWEEP_INTERVAL_MS = 10 * 60_000;
+
+/**
+ * Removes transient objects older than `maxAgeMs`: what a call left when its process died between
+ * writing the object and deleting it. Every call ends long before `maxAgeMs`, so a live object is
+ * never touched; several replicas may sweep at once, as deleting is idempotent.
+ */
+export class TransientBlobSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('TransientBlobSweeper');
+  private readonly task: PeriodicTask;
+
+  constructor(
+    private readonly blobs: BlobStore,
+    private readonly maxAgeMs: number,
+  ) {
+    this.task = new PeriodicTask('TransientBlobSweeper', Math.min(maxAgeMs, MAX_SWEEP_INTERVAL_MS), () =>
+      this.sweep(),
+    );
+  }
+
+  onApplicationBootstrap(): void {
+    this.task.start({ runNow: true });
+  }
+
+  onApplicationShutdown(): Promise<void> {
+    return this.task.stop();
+  }
+
+  async sweep(now = new Date()): Promise<number> {
+    const removed = await this.blobs.sweepTransient(new Date(now.getTime() - this.maxAgeMs));
+    if (removed > 0) this.logger.log(`Removed ${removed} transient objects older than ${this.maxAgeMs} ms`);
+    return removed;
+  }
+}
