@@ -276,8 +276,10 @@ describe('the summary', () => {
           rps: 1000,
           errors: 0,
           processes: [
-            { pid: 1, name: 'node', start_mb: 200, end_mb: 210, max_mb: 215, change_pct: 5 },
-            { pid: 2, name: 'postgres', start_mb: 20, end_mb: 19, max_mb: 21, change_pct: -5 },
+            { pid: 1, name: 'node', start_private_mb: 200, end_private_mb: 210, change_pct: 5 },
+            { pid: 2, name: 'postgres', start_private_mb: 20, end_private_mb: 19, change_pct: -5 },
+            // A backend warming up: 92 % but a megabyte and a bit.
+            { pid: 3, name: 'postgres', start_private_mb: 1.3, end_private_mb: 2.5, change_pct: 92.3 },
           ],
         },
       ],
@@ -291,6 +293,20 @@ describe('the summary', () => {
       'CPU per request over Portkey, chat, 32 connections': [null, 'n/a'],
       'private memory of every process over the soak': ['worst 5.0 %', 'yes'],
     });
+  });
+
+  it('judges a soak by the processes whose private memory moved more than 2 MB', () => {
+    const soak = (processes: object[]) => [
+      { target: 'embedded', seconds: 300, rps: 1, errors: 0, processes },
+    ];
+    const memory = (processes: object[]) =>
+      checkTargets(rows, ['embedded'], soak(processes)).find((c: any) => c.what.startsWith('private memory'));
+    expect(
+      memory([{ pid: 1, name: 'node', start_private_mb: 100, end_private_mb: 130, change_pct: 30 }]),
+    ).toMatchObject({ value: 'worst 30.0 %', met: 'no' });
+    expect(
+      memory([{ pid: 3, name: 'postgres', start_private_mb: 1.3, end_private_mb: 2.5, change_pct: 92.3 }]),
+    ).toMatchObject({ value: 'worst 0.0 %', met: 'yes' });
   });
 
   it('compares with Portkey when a run measured it', () => {
