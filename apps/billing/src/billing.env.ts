@@ -20,7 +20,8 @@ export class BillingEnv extends ServiceEnv {
 
   /**
    * Money operations (reserves, settlements) are applied in group commits: a batch starts when
-   * this many wait, or LEDGER_BATCH_MAX_WAIT_MS after the first of them arrived.
+   * this many wait, or LEDGER_BATCH_MAX_WAIT_MS (settlements: SETTLEMENT_BATCH_MAX_WAIT_MS) after
+   * the first of them arrived.
    */
   @IsInt()
   @Min(1)
@@ -31,6 +32,15 @@ export class BillingEnv extends ServiceEnv {
   @Min(0)
   @Max(1_000)
   LEDGER_BATCH_MAX_WAIT_MS: number = 1;
+
+  /**
+   * How long a settlement batch waits for more events after its first: settlement is off the
+   * request path, so waiting a little gathers several chats into one transaction even at low load.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(1_000)
+  SETTLEMENT_BATCH_MAX_WAIT_MS: number = 50;
 
   /** Reserve batches that may run at once (each holds a database connection until it commits). */
   @IsInt()

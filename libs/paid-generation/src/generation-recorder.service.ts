@@ -8,6 +8,9 @@ import {
 } from './generation-outbox.repository';
 import type { NewAttempt } from './paid-generation-tables';
 
+/** Well under the outbox relay's interval, so a marked event is never republished for want of its mark. */
+const PUBLISHED_MARK_WAIT_MS = 50;
+
 /**
  * Makes a finished generation durable: the event and its attempts are committed first, then
  * published; a publish that fails is left to the OutboxRelay, so the event is never lost. The
@@ -27,7 +30,10 @@ export class GenerationRecorder implements OnApplicationShutdown {
     private readonly events: DurableEvents,
   ) {
     this.saving = groupCommit((generations) => this.outbox.saveFinished(generations));
-    this.marking = groupCommit((messages) => this.outbox.markPublished(messages));
+    // A mark only spares the relay a republish (deduplicated anyway), so marks may wait to be written together.
+    this.marking = groupCommit((messages) => this.outbox.markPublished(messages), {
+      maxWaitMs: PUBLISHED_MARK_WAIT_MS,
+    });
   }
 
   async finished(event: GenerationFinishedEvent, attempts: NewAttempt[]): Promise<void> {

@@ -29,7 +29,7 @@ export class SettlementConsumer implements OnApplicationBootstrap, BeforeApplica
         await this.undelivered.afterSettlements(events.filter((_, index) => outcomes[index].ok));
         return outcomes.map((outcome) => (outcome.ok ? { ok: true, value: undefined } : outcome));
       },
-      { maxItems: this.env.LEDGER_BATCH_MAX_ITEMS, maxWaitMs: this.env.LEDGER_BATCH_MAX_WAIT_MS },
+      { maxItems: this.env.LEDGER_BATCH_MAX_ITEMS, maxWaitMs: this.env.SETTLEMENT_BATCH_MAX_WAIT_MS },
     );
   }
 

@@ -125,16 +125,17 @@ export class MicroBatcher<Item, Result> {
 }
 
 /**
- * A group commit for writes that callers await one by one: the first write starts at once, and the
- * items that arrive while it is in flight are written together by the next.
+ * A group commit for writes that callers await one by one: the first write starts at once (or
+ * `maxWaitMs` after it arrived, for writes nobody waits on), and the items that arrive while it is
+ * in flight are written together by the next.
  */
 export function groupCommit<Item>(
   write: (items: readonly Item[]) => Promise<void>,
-  maxItems = 500,
+  { maxItems = 500, maxWaitMs = 0 }: { maxItems?: number; maxWaitMs?: number } = {},
 ): MicroBatcher<Item, void> {
   return new MicroBatcher<Item, void>({
     maxItems,
-    maxWaitMs: 0,
+    maxWaitMs,
     maxInFlight: 1,
     run: async (items) => {
       await write(items);
