@@ -7,17 +7,9 @@
 // DATABASE_URL names the Postgres server (default postgres://postgres@127.0.0.1:5432/postgres); a
 // database bench_history_<random> is created on it and dropped at the end. Needs nats-server on PATH
 // and dist/apps/billing/main.js (built with --build, or when it is missing).
-import { connect } from '@nats-io/transport-node';
-import { execFileSync, spawn } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import pg from 'pg';
+import { randomUUID } from 'node:crypto';
+import { builtBilling, startBillingStand } from './lib/billing-stand.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
   const at = args.indexOf(`--${name}`);
@@ -28,68 +20,6 @@ const RUNS = option('runs', 40);
 const WARMUP = 3;
 const ORGANIZATIONS = 4;
 const KEYS_PER_ORGANIZATION = 10;
-
-const serverUrl = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
-const adminUrl = new URL(serverUrl);
-adminUrl.pathname = '/postgres';
-const database = `bench_history_${randomBytes(4).toString('hex')}`;
-const benchUrl = new URL(serverUrl);
-benchUrl.pathname = `/${database}`;
-
-const freePort = () =>
-  new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-
-async function withAdmin(sql) {
-  const client = new pg.Client({ connectionString: adminUrl.toString() });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
-/** Starts a process and resolves once its output matches `ready`. */
-function startProcess(command, argv, env, ready, label) {
-  const child = spawn(command, argv, {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const started = new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${label} did not start in 60 s:\n${output}`)), 60_000);
-    const check = (chunk) => {
-      output += chunk.toString();
-      if (ready.test(output)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout.on('data', check);
-    child.stderr.on('data', check);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`${label} exited with ${code}:\n${output}`));
-    });
-  });
-  return { child, started };
-}
-
-const stopProcess = (child) =>
-  new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
 
 /** Deterministic version-4-shaped UUIDs, so the timing cases can name the organizations and keys the seed made. */
 const uuidOf = (text) => `overlay(overlay(md5(${text}) placing '4' from 13) placing '8' from 17)::uuid`;
@@ -143,45 +73,11 @@ function percentile(sorted, p) {
 }
 
 async function main() {
-  const billingMain = join(root, 'dist/apps/billing/main.js');
-  if (args.includes('--build') || !existsSync(billingMain)) {
-    console.log('Building billing…');
-    execFileSync('npx', ['nx', 'build', 'billing'], {
-      cwd: root,
-      stdio: 'inherit',
-      env: { ...process.env, NX_DAEMON: 'false' },
-    });
-  }
-  await withAdmin(`CREATE DATABASE "${database}"`);
-  const storeDir = mkdtempSync(join(tmpdir(), 'bench-nats-'));
-  const processes = [];
-  let client;
-  let nc;
+  const billingMain = builtBilling({ build: args.includes('--build') });
+  // Starting the service applies billing's migrations to the empty database, indexes included.
+  const stand = await startBillingStand({ prefix: 'bench_history', billingMain });
   try {
-    const natsPort = await freePort();
-    const nats = startProcess(
-      'nats-server',
-      ['-js', '-a', '127.0.0.1', '-p', String(natsPort), '-sd', storeDir],
-      {},
-      /Server is ready/,
-      'nats-server',
-    );
-    processes.push(nats.child);
-    await nats.started;
-    const natsUrl = `nats://127.0.0.1:${natsPort}`;
-    // Starting the service applies billing's migrations to the empty database, indexes included.
-    const billing = startProcess(
-      process.execPath,
-      [billingMain],
-      { DATABASE_URL: benchUrl.toString(), NATS_URL: natsUrl },
-      /serving on NATS/,
-      'billing',
-    );
-    processes.push(billing.child);
-    await billing.started;
-
-    client = new pg.Client({ connectionString: benchUrl.toString() });
-    await client.connect();
+    const { client, call } = stand;
     console.log(`Seeding ${ROWS.toLocaleString('en')} generations over ${ORGANIZATIONS} organizations…`);
     const seedMs = await seed(client);
     const size = await client.query(
@@ -200,7 +96,6 @@ async function main() {
       `Seeded in ${(seedMs / 1000).toFixed(1)} s; table ${size.rows[0].table}, indexes ${size.rows[0].indexes}, ~${size.rows[0].bytesPerRow} bytes per row; timed organization holds ${orgRows.toLocaleString('en')} rows.\n`,
     );
 
-    nc = await connect({ servers: natsUrl });
     const user = { kind: 'user', organizationId: org, userId: randomUUID(), role: 'admin' };
     const apiKey = {
       kind: 'api_key',
@@ -211,15 +106,11 @@ async function main() {
       userId: null,
     };
     const list = async (principal, query) => {
-      // Nest's NATS transport: a request is {pattern, data, id}; the reply carries {response | err}.
-      const message = {
-        pattern: 'billing.v1.list-history',
-        data: { principal, query: { page: 1, limit: 20, sortBy: 'createdAt', sortOrder: 'desc', ...query } },
-        id: randomUUID(),
-      };
-      const reply = (
-        await nc.request('billing.v1.list-history', JSON.stringify(message), { timeout: 30_000 })
-      ).json();
+      const reply = await call(
+        'billing.v1.list-history',
+        { principal, query: { page: 1, limit: 20, sortBy: 'createdAt', sortOrder: 'desc', ...query } },
+        30_000,
+      );
       if (reply.err)
         throw new Error(`list-history failed for ${JSON.stringify(query)}: ${JSON.stringify(reply.err)}`);
       return reply.response;
@@ -273,11 +164,7 @@ async function main() {
     );
     console.table(results);
   } finally {
-    await nc?.close();
-    await client?.end();
-    for (const child of processes.reverse()) await stopProcess(child);
-    await withAdmin(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
-    rmSync(storeDir, { recursive: true, force: true });
+    await stand.stop();
   }
 }
 

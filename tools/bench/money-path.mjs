@@ -12,17 +12,9 @@
 // dist/apps/billing/main.js (built with --build, or when it is missing); --billing-main measures
 // another build, such as one of an earlier commit, for a before/after comparison.
 import { jetstream } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
-import { execFileSync, spawn } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import pg from 'pg';
+import { randomUUID } from 'node:crypto';
+import { builtBilling, startBillingStand } from './lib/billing-stand.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
   const at = args.indexOf(`--${name}`);
@@ -32,68 +24,6 @@ const CHATS = option('chats', 400);
 const CHAT_CONCURRENCY = option('chat-concurrency', 16);
 const RESERVATIONS = option('reservations', 2000);
 const RESERVE_CONCURRENCY = option('reserve-concurrency', 200);
-
-const serverUrl = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
-const adminUrl = new URL(serverUrl);
-adminUrl.pathname = '/postgres';
-const database = `bench_money_${randomBytes(4).toString('hex')}`;
-const benchUrl = new URL(serverUrl);
-benchUrl.pathname = `/${database}`;
-
-const freePort = () =>
-  new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-
-async function withAdmin(sql) {
-  const client = new pg.Client({ connectionString: adminUrl.toString() });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
-/** Starts a process and resolves once its output matches `ready`. */
-function startProcess(command, argv, env, ready, label) {
-  const child = spawn(command, argv, {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const started = new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${label} did not start in 60 s:\n${output}`)), 60_000);
-    const check = (chunk) => {
-      output += chunk.toString();
-      if (ready.test(output)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout.on('data', check);
-    child.stderr.on('data', check);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`${label} exited with ${code}:\n${output}`));
-    });
-  });
-  return { child, started };
-}
-
-const stopProcess = (child) =>
-  new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
 
 /** Runs `task(i)` for i in [0, count) with at most `concurrency` at a time. */
 async function pool(count, concurrency, task) {
@@ -120,55 +50,12 @@ async function databaseWork(client) {
 
 async function main() {
   const other = args.indexOf('--billing-main');
-  const billingMain = other >= 0 ? args[other + 1] : join(root, 'dist/apps/billing/main.js');
-  if (other < 0 && (args.includes('--build') || !existsSync(billingMain))) {
-    console.log('Building billing…');
-    execFileSync('npx', ['nx', 'build', 'billing'], {
-      cwd: root,
-      stdio: 'inherit',
-      env: { ...process.env, NX_DAEMON: 'false' },
-    });
-  }
-  await withAdmin(`CREATE DATABASE "${database}"`);
-  const storeDir = mkdtempSync(join(tmpdir(), 'bench-nats-'));
-  const processes = [];
-  let client;
-  let nc;
+  const billingMain = other >= 0 ? args[other + 1] : builtBilling({ build: args.includes('--build') });
+  const stand = await startBillingStand({ prefix: 'bench_money', billingMain });
   try {
-    const natsPort = await freePort();
-    const nats = startProcess(
-      'nats-server',
-      ['-js', '-a', '127.0.0.1', '-p', String(natsPort), '-sd', storeDir],
-      {},
-      /Server is ready/,
-      'nats-server',
-    );
-    processes.push(nats.child);
-    await nats.started;
-    const natsUrl = `nats://127.0.0.1:${natsPort}`;
-    const billing = startProcess(
-      process.execPath,
-      [billingMain],
-      { DATABASE_URL: benchUrl.toString(), NATS_URL: natsUrl },
-      /serving on NATS/,
-      'billing',
-    );
-    processes.push(billing.child);
-    await billing.started;
-    client = new pg.Client({ connectionString: benchUrl.toString() });
-    await client.connect();
-    nc = await connect({ servers: natsUrl });
+    const { client, nc, call } = stand;
     const js = jetstream(nc);
 
-    const call = async (subject, data) => {
-      // Nest's NATS transport: a request is {pattern, data, id}; the reply carries {response | err}.
-      const reply = (
-        await nc.request(subject, JSON.stringify({ pattern: subject, data, id: randomUUID() }), {
-          timeout: 60_000,
-        })
-      ).json();
-      return reply;
-    };
     const credit = async (organizationId, amount) => {
       const reply = await call('billing.v1.add-credits', {
         organizationId,
@@ -300,11 +187,7 @@ async function main() {
       `\n${RESERVATIONS} reservations of one organization, ${RESERVE_CONCURRENCY} at a time: ${(RESERVATIONS / seconds).toFixed(0)} reservations/s (${held} held, ${refused} refused for balance, ${seconds.toFixed(2)} s)`,
     );
   } finally {
-    await nc?.close();
-    await client?.end();
-    for (const child of processes.reverse()) await stopProcess(child);
-    await withAdmin(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
-    rmSync(storeDir, { recursive: true, force: true });
+    await stand.stop();
   }
 }
 
