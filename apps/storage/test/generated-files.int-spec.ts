@@ -1,23 +1,12 @@
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { type INestMicroservice } from '@nestjs/common';
 import { GeneratedFileContracts, type Principal, StorageContracts } from '@gw/contracts';
-import { loadEnv, type RpcClient, startService, type TransportOptions } from '@gw/platform';
-import { type BlobStore, createBlobStore, GeneratedFileWriter } from '@gw/platform/blobs';
-import { connectTestTransport } from '@gw/platform/testing';
-import {
-  createTestDatabase,
-  expectEventually,
-  silentLogger,
-  startTestNats,
-  startTestS3,
-  type TestDatabase,
-  type TestNats,
-  type TestS3,
-} from '@gw/testing';
+import { type RpcClient } from '@gw/platform';
+import { type BlobStore, GeneratedFileWriter } from '@gw/platform/blobs';
+import { expectEventually } from '@gw/testing';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { PassThrough, Readable } from 'node:stream';
 import { DataSource } from 'typeorm';
-import { STORAGE_QUEUE, StorageEnv, StorageModule } from '../src/storage.module';
+import { StorageTestStand } from './storage-test-stand';
 
 const QUOTA = 1_000;
 const TEMP_GENERATION_TTL_MS = 3_600_000;
@@ -27,12 +16,8 @@ const TEMP_GENERATION_TTL_MS = 3_600_000;
  * service over NATS, Postgres and S3 (s3rver).
  */
 describe('generated files stored through the storage contract', () => {
-  let db: TestDatabase;
-  let nats: TestNats;
-  let s3: TestS3;
-  let service: INestMicroservice;
+  let stand: StorageTestStand;
   let client: RpcClient;
-  let closeClient: () => Promise<void>;
   let sql: DataSource;
   let blobs: BlobStore;
   let writer: GeneratedFileWriter;
@@ -50,7 +35,7 @@ describe('generated files stored through the storage contract', () => {
       query: { page: 1, limit: 100, sortBy: 'createdAt', sortOrder: 'asc' },
     });
   const objectsOf = async (organizationId: string) =>
-    (await bucket.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: `${organizationId}/` })))
+    (await bucket.send(new ListObjectsV2Command({ Bucket: stand.s3.bucket, Prefix: `${organizationId}/` })))
       .KeyCount ?? 0;
   const rowsOf = async (organizationId: string) =>
     Number(
@@ -70,42 +55,28 @@ describe('generated files stored through the storage contract', () => {
     });
 
   beforeAll(async () => {
-    [db, nats, s3] = await Promise.all([createTestDatabase('storage'), startTestNats(), startTestS3()]);
-    const transport: TransportOptions = { kind: 'nats', servers: nats.url, rpcTimeoutMs: 5_000 };
-    const env = loadEnv(StorageEnv, {
-      DATABASE_URL: db.url,
-      ...s3.env,
+    stand = await StorageTestStand.start({
       STORAGE_QUOTA_BYTES: String(QUOTA),
       STORAGE_TEMP_GENERATION_TTL_MS: String(TEMP_GENERATION_TTL_MS),
       STORAGE_PENDING_UPLOAD_TTL_MS: '5000',
       STORAGE_SWEEP_INTERVAL_MS: '200',
     });
-    service = await startService(
-      StorageModule.register({ env, transport }),
-      transport,
-      STORAGE_QUEUE,
-      silentLogger,
-    );
-    blobs = createBlobStore(env);
-    const connection = await connectTestTransport(transport);
-    client = connection.rpc;
-    closeClient = () => connection.close();
+    ({ rpc: client, sql, blobs } = stand);
     writer = new GeneratedFileWriter(client, blobs);
     bucket = new S3Client({
-      endpoint: s3.endpoint,
-      region: env.S3_REGION,
+      endpoint: stand.s3.endpoint,
+      region: stand.env.S3_REGION,
       forcePathStyle: true,
-      credentials: { accessKeyId: env.S3_ACCESS_KEY_ID, secretAccessKey: env.S3_SECRET_ACCESS_KEY },
+      credentials: {
+        accessKeyId: stand.env.S3_ACCESS_KEY_ID,
+        secretAccessKey: stand.env.S3_SECRET_ACCESS_KEY,
+      },
     });
-    sql = await new DataSource({ type: 'postgres', url: db.url }).initialize();
   });
 
   afterAll(async () => {
     bucket.destroy();
-    await sql.destroy();
-    await closeClient();
-    await service.close();
-    await Promise.all([db.drop(), nats.stop(), s3.stop()]);
+    await stand.stop();
   });
 
   it('stores a generated image and a sound: listed as AI_GENERATION with their policy, type, expiry and a working url', async () => {

@@ -1,56 +1,22 @@
-import { type INestMicroservice } from '@nestjs/common';
 import { type Principal, StorageContracts, type StoredFile } from '@gw/contracts';
-import { loadEnv, type RpcClient, startService, type TransportOptions } from '@gw/platform';
-import { type BlobStore, createBlobStore } from '@gw/platform/blobs';
-import { connectTestTransport } from '@gw/platform/testing';
-import {
-  createTestDatabase,
-  expectEventually,
-  silentLogger,
-  startTestNats,
-  startTestS3,
-  type TestDatabase,
-  type TestNats,
-  type TestS3,
-} from '@gw/testing';
+import { type RpcClient } from '@gw/platform';
+import { type BlobStore } from '@gw/platform/blobs';
+import { expectEventually } from '@gw/testing';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { DataSource } from 'typeorm';
-import { STORAGE_QUEUE, StorageEnv, StorageModule } from '../src/storage.module';
+import { StorageTestStand } from './storage-test-stand';
 
 const QUOTA = 1_000;
 
 describe('storage service over NATS, Postgres and S3 (s3rver)', () => {
-  let db: TestDatabase;
-  let nats: TestNats;
-  let s3: TestS3;
-  let service: INestMicroservice;
+  let stand: StorageTestStand;
   let client: RpcClient;
-  let closeClient: () => Promise<void>;
   let sql: DataSource;
   let blobs: BlobStore;
-  let env: StorageEnv;
-  let transport: TransportOptions;
   const org = randomUUID();
   const principal: Principal = { kind: 'user', organizationId: org, userId: randomUUID(), role: 'admin' };
   const query = { page: 1, limit: 2, sortBy: 'size' as const, sortOrder: 'asc' as const };
-
-  const start = async (overrides: Record<string, string> = {}) => {
-    env = loadEnv(StorageEnv, {
-      DATABASE_URL: db.url,
-      ...s3.env,
-      STORAGE_QUOTA_BYTES: String(QUOTA),
-      STORAGE_TEMP_UPLOAD_TTL_MS: '1000',
-      STORAGE_SWEEP_INTERVAL_MS: '200',
-      ...overrides,
-    });
-    service = await startService(
-      StorageModule.register({ env, transport }),
-      transport,
-      STORAGE_QUEUE,
-      silentLogger,
-    );
-  };
 
   /** What the gateway does for an upload: slot, object, completion. */
   const upload = async (
@@ -75,22 +41,15 @@ describe('storage service over NATS, Postgres and S3 (s3rver)', () => {
     Number((await sql.query<Array<{ n: string }>>(`SELECT count(*) AS n FROM storage.files`))[0].n);
 
   beforeAll(async () => {
-    [db, nats, s3] = await Promise.all([createTestDatabase('storage'), startTestNats(), startTestS3()]);
-    transport = { kind: 'nats', servers: nats.url, rpcTimeoutMs: 5_000 };
-    await start();
-    blobs = createBlobStore(env);
-    const connection = await connectTestTransport(transport);
-    client = connection.rpc;
-    closeClient = () => connection.close();
-    sql = await new DataSource({ type: 'postgres', url: db.url }).initialize();
+    stand = await StorageTestStand.start({
+      STORAGE_QUOTA_BYTES: String(QUOTA),
+      STORAGE_TEMP_UPLOAD_TTL_MS: '1000',
+      STORAGE_SWEEP_INTERVAL_MS: '200',
+    });
+    ({ rpc: client, sql, blobs } = stand);
   });
 
-  afterAll(async () => {
-    await sql.destroy();
-    await closeClient();
-    await service.close();
-    await Promise.all([db.drop(), nats.stop(), s3.stop()]);
-  });
+  afterAll(() => stand.stop());
 
   it('stores uploads and lists only the organization files, sorted and paged, with working urls', async () => {
     await upload(principal, 30);
@@ -198,8 +157,7 @@ describe('storage service over NATS, Postgres and S3 (s3rver)', () => {
     const slot = await client.request(StorageContracts.beginUpload, { principal: crashed });
     await blobs.put(slot.objectKey, Readable.from([randomBytes(50)]), 'image/png');
     // The process dies here: the completion never comes.
-    await service.close();
-    await start({ STORAGE_PENDING_UPLOAD_TTL_MS: '1000' });
+    await stand.restartService({ STORAGE_PENDING_UPLOAD_TTL_MS: '1000' });
     await expectEventually(
       async () => {
         await expect(blobs.head(slot.objectKey)).resolves.toBeNull();
