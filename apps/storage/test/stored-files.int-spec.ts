@@ -4,7 +4,7 @@ import { type BlobStore } from '@gw/platform/blobs';
 import { expectEventually } from '@gw/testing';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { DataSource } from 'typeorm';
+import { type DataSource } from 'typeorm';
 import { StorageTestStand } from './storage-test-stand';
 
 const QUOTA = 1_000;
