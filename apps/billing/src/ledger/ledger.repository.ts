@@ -131,7 +131,6 @@ export interface LedgerTransaction {
    * that two transactions locking overlapping sets never wait on each other in a cycle.
    */
   lockAccounts(organizationIds: string[]): Promise<Map<string, Decimal>>;
-  heldTotal(organizationId: string): Promise<Decimal>;
   /** What the running generations of each organization hold (absent: nothing). */
   heldTotals(organizationIds: string[]): Promise<Map<string, Decimal>>;
   /** The amounts of the reservations these generations already have in these organizations, by generation id. */
@@ -477,15 +476,6 @@ export class TypeOrmLedgerTransaction implements LedgerTransaction {
       ],
     );
     return new Set(rows.map((row) => row.generation_id));
-  }
-
-  async heldTotal(organizationId: string): Promise<Decimal> {
-    const rows: { total: string }[] = await this.manager.query(
-      `SELECT COALESCE(SUM("amount"), 0) AS "total" FROM "billing"."reservations"
-        WHERE "organization_id" = $1 AND "status" = 'held'`,
-      [organizationId],
-    );
-    return new Decimal(rows[0].total);
   }
 
   async findReservation(organizationId: string, generationId: string): Promise<HeldReservation | null> {
