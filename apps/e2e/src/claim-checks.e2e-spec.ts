@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { DistributedStack } from './support/distributed-stack';
 import { startEmbeddedGateway, type EmbeddedGateway } from './support/embedded-gateway';
 import { http, seedOrganization } from './support/gateway-http';
+import { pcmWavHeader } from './support/wav';
 
 const ADMIN_TOKEN = 'e2e-admin-token-0123456789';
 const MAX_AUDIO_BYTES = 25 * 1024 * 1024;
@@ -13,19 +14,7 @@ const MAX_AUDIO_BYTES = 25 * 1024 * 1024;
 /** A 16 kHz mono 16-bit PCM WAV of silence, `bytes` long in all. */
 function silentWav(bytes: number): Buffer {
   const wav = Buffer.alloc(bytes);
-  const data = bytes - 44;
-  wav.write('RIFF', 0, 'ascii');
-  wav.writeUInt32LE(36 + data, 4);
-  wav.write('WAVEfmt ', 8, 'ascii');
-  wav.writeUInt32LE(16, 16);
-  wav.writeUInt16LE(1, 20);
-  wav.writeUInt16LE(1, 22);
-  wav.writeUInt32LE(16_000, 24);
-  wav.writeUInt32LE(32_000, 28);
-  wav.writeUInt16LE(2, 32);
-  wav.writeUInt16LE(16, 34);
-  wav.write('data', 36, 'ascii');
-  wav.writeUInt32LE(data, 40);
+  pcmWavHeader(bytes - 44).copy(wav);
   return wav;
 }
 

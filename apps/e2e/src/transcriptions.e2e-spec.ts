@@ -2,24 +2,14 @@ import { expectEventually } from '@gw/testing';
 import OpenAI, { toFile } from 'openai';
 import { type EmbeddedGateway, startEmbeddedGateway } from './support/embedded-gateway';
 import { http } from './support/gateway-http';
+import { pcmWavHeader } from './support/wav';
 
 /** A 16 kHz mono 16-bit PCM WAV of a 440 Hz sine wave, written the way any recorder would. */
 function sineWav(seconds: number): Buffer {
   const rate = 16_000;
   const samples = Math.round(seconds * rate);
   const wav = Buffer.alloc(44 + samples * 2);
-  wav.write('RIFF', 0, 'ascii');
-  wav.writeUInt32LE(36 + samples * 2, 4);
-  wav.write('WAVEfmt ', 8, 'ascii');
-  wav.writeUInt32LE(16, 16);
-  wav.writeUInt16LE(1, 20);
-  wav.writeUInt16LE(1, 22);
-  wav.writeUInt32LE(rate, 24);
-  wav.writeUInt32LE(rate * 2, 28);
-  wav.writeUInt16LE(2, 32);
-  wav.writeUInt16LE(16, 34);
-  wav.write('data', 36, 'ascii');
-  wav.writeUInt32LE(samples * 2, 40);
+  pcmWavHeader(samples * 2).copy(wav);
   for (let i = 0; i < samples; i++)
     wav.writeInt16LE(Math.round(Math.sin((2 * Math.PI * 440 * i) / rate) * 12_000), 44 + i * 2);
   return wav;
