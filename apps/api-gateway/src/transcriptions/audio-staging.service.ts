@@ -85,7 +85,11 @@ export class AudioStagingService {
       await parsed;
       return { fields, audio: (await file.staged) ?? undefined };
     } catch (err) {
+      // The rest of the body is discarded as it arrives: a small one is drained and its connection
+      // kept, a large one's connection closes after the answer (closeUnlessBodyRead). Left paused, a
+      // body half read could neither, and the client saw its connection reset before the answer.
       request.unpipe();
+      request.resume();
       await file.staged?.then(
         (audio) => this.discard(audio),
         () => undefined,
