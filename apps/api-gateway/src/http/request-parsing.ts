@@ -11,8 +11,12 @@ import { findJsonHazard } from './json-hazards';
 /** Far deeper than any real request (JSON schemas of tools included), far below a stack overflow. */
 const MAX_JSON_NESTING = 128;
 const FORM_BODY_LIMIT = 1024 * 1024;
-/** The most of an unread body the gateway drains after answering rather than closing the connection. */
-const MAX_DRAINED_BODY_BYTES = 1024 * 1024;
+/**
+ * The most of an unread body the gateway drains (reads and discards, holding nothing) after answering
+ * rather than closing the connection. Above the 4 MB JSON limit, so that a body refused for being a
+ * little too large still gets its 413: closed while the client is still writing, it sees a broken pipe.
+ */
+const MAX_DRAINED_BODY_BYTES = 16 * 1024 * 1024;
 
 const FORM = 'application/x-www-form-urlencoded';
 const MULTIPART = 'multipart/form-data';
