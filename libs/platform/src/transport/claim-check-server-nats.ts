@@ -19,6 +19,11 @@ export class ClaimCheckServerNats extends ServerNats {
     super(options);
   }
 
+  /** Our subjects are never JSON: Nest's own lookup tries JSON.parse on each and pays for a SyntaxError per message. */
+  protected override getRouteFromPattern(pattern: string): string {
+    return pattern;
+  }
+
   override getHandlerByPattern(pattern: string): MessageHandler | null {
     const handler = super.getHandlerByPattern(pattern);
     // Events go to every replica, so none may delete what another has still to read; they stay small.

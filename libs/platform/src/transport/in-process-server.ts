@@ -44,6 +44,11 @@ export class InProcessServer extends Server implements CustomTransportStrategy {
     callback();
   }
 
+  /** Our subjects are never JSON: Nest's own lookup tries JSON.parse on each and pays for a SyntaxError per message. */
+  protected override getRouteFromPattern(pattern: string): string {
+    return pattern;
+  }
+
   close(): void {
     this.unregister.splice(0).forEach((unregister) => unregister());
   }

@@ -168,11 +168,9 @@ function constraintHolds(
     value,
     constraints: rule.constraints,
   };
-  const items =
-    rule.each && (Array.isArray(value) || value instanceof Set || value instanceof Map)
-      ? Array.from(value instanceof Map ? value.values() : value)
-      : [value];
-  for (const item of items) {
+  if (!rule.each || !(Array.isArray(value) || value instanceof Set || value instanceof Map))
+    return constraint.instance.validate(value, args) === true;
+  for (const item of value instanceof Map ? value.values() : value) {
     if (constraint.instance.validate(item, args) !== true) return false;
   }
   return true;
