@@ -61,11 +61,23 @@ const MILLION = new Decimal(1_000_000);
 const THOUSAND = new Decimal(1_000);
 export const COST_DECIMAL_PLACES = 8;
 
+/**
+ * Parsed prices per pricing object: a catalogue entry's pricing is read for every request, and a
+ * Decimal is immutable, so each price string is parsed once.
+ */
+const parsedPrices = new WeakMap<Pricing, Map<PriceKey, Decimal | null>>();
+
 /** The price of one unit key, or null where it does not apply (absent, `{}` or empty). */
 export function price(pricing: Pricing, key: PriceKey): Decimal | null {
-  const value = pricing[key];
-  if (typeof value !== 'string' || value.trim() === '') return null;
-  return new Decimal(value);
+  let prices = parsedPrices.get(pricing);
+  if (!prices) parsedPrices.set(pricing, (prices = new Map<PriceKey, Decimal | null>()));
+  let parsed = prices.get(key);
+  if (parsed === undefined) {
+    const value = pricing[key];
+    parsed = typeof value !== 'string' || value.trim() === '' ? null : new Decimal(value);
+    prices.set(key, parsed);
+  }
+  return parsed;
 }
 
 function priceOrZero(pricing: Pricing, key: PriceKey): Decimal {
