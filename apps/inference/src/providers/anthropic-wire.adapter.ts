@@ -6,6 +6,7 @@ import {
   type UpstreamStreamEvent,
   type UpstreamUsage,
 } from './upstream-chat';
+import type { EventSourceMessage } from 'eventsource-parser';
 import { UpstreamFailure } from '@gw/paid-generation';
 import { type UpstreamHttp } from './upstream-http';
 
@@ -51,7 +52,7 @@ export class AnthropicWireAdapter implements ChatAdapter {
     let input: AnthropicUsage = {};
     const toolIndexByBlock = new Map<number, number>();
     let stopped = false;
-    for await (const event of this.http.events(response)) {
+    for await (const event of this.http.events(response, isMessageStop)) {
       const data = parse(event.data);
       switch (data.type) {
         case 'message_start': {
@@ -129,6 +130,11 @@ interface AnthropicStreamEvent {
   delta?: { type?: string; text?: string; partial_json?: string; stop_reason?: string | null };
   usage?: { output_tokens?: number };
   error?: { message?: string };
+}
+
+/** Anthropic names each event; `message_stop` is the last of an answer. */
+function isMessageStop(event: EventSourceMessage): boolean {
+  return event.event === 'message_stop';
 }
 
 function parse(data: string): AnthropicStreamEvent {

@@ -31,7 +31,7 @@ export class OpenAiWireAdapter implements ChatAdapter {
     const body = { ...call.request, stream: true, stream_options: { include_usage: true } };
     const response = await this.http.post(this.url(call), this.headers(call), body, call.signal);
     let finished = false;
-    for await (const event of this.http.events(response)) {
+    for await (const event of this.http.events(response, (event) => event.data === '[DONE]')) {
       if (event.data === '[DONE]') {
         finished = true;
         break;

@@ -3,6 +3,10 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { Agent, type Dispatcher, type FormData, request } from 'undici';
 import { toUpstreamFailure, UpstreamFailure } from '@gw/paid-generation';
 
+/** What a provider may still send after the end of its answer before the connection is closed instead of kept. */
+const MAX_BYTES_AFTER_ANSWER = 64 * 1024;
+const END_AFTER_ANSWER_MS = 5_000;
+
 /**
  * One keep-alive connection pool for every provider and every API (chat, embeddings,
  * transcription); headers and idle-body timeouts bound each call. It is one provider of the
@@ -82,20 +86,39 @@ export class UpstreamHttp implements OnApplicationShutdown {
     }
   }
 
-  /** The server-sent events of a response body, parsed incrementally as bytes arrive. */
-  async *events(response: Dispatcher.ResponseData): AsyncGenerator<EventSourceMessage> {
+  /**
+   * The server-sent events of a response body, parsed incrementally as bytes arrive, up to and
+   * including the one `isLast` recognises (the provider's end of the answer). After that one the
+   * rest of the body, the stream's own end, is read in the background: the connection goes back to
+   * the pool without an AbortError built per answer. A consumer that stops before it, or a stream
+   * that breaks, destroys the body, which closes the connection and stops the provider.
+   */
+  async *events(
+    response: Dispatcher.ResponseData,
+    isLast: (event: EventSourceMessage) => boolean,
+  ): AsyncGenerator<EventSourceMessage> {
     const pending: EventSourceMessage[] = [];
     const parser = createParser({ onEvent: (event) => pending.push(event) });
     const decoder = new TextDecoder();
+    let answered = false;
     try {
-      for await (const chunk of response.body) {
+      for await (const chunk of response.body.iterator({ destroyOnReturn: false })) {
         parser.feed(decoder.decode(chunk as Buffer, { stream: true }));
-        while (pending.length > 0) yield pending.shift() as EventSourceMessage;
+        while (pending.length > 0) {
+          const event = pending.shift() as EventSourceMessage;
+          answered = isLast(event);
+          yield event;
+          if (answered) return;
+        }
       }
     } catch (err) {
       throw toUpstreamFailure(err);
     } finally {
-      if (!response.body.destroyed) response.body.destroy();
+      if (answered)
+        void response.body
+          .dump({ limit: MAX_BYTES_AFTER_ANSWER, signal: AbortSignal.timeout(END_AFTER_ANSWER_MS) })
+          .catch(() => undefined);
+      else if (!response.body.destroyed) response.body.destroy();
     }
   }
 

@@ -1,0 +1,88 @@
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { expectEventually } from '@gw/testing';
+import { UpstreamHttp } from './upstream-http';
+
+/** A provider that streams `events` data lines, then `[DONE]`, then ends; it counts the connections it was sent on. */
+function provider(events: number, frameGapMs = 0) {
+  const state = { connections: 0, closedEarly: 0 };
+  const server: Server = createServer((request, response: ServerResponse) => {
+    request.resume();
+    request.on('end', () => void answer(response));
+    response.on('close', () => {
+      if (!response.writableFinished) state.closedEarly += 1;
+    });
+  });
+  const answer = async (response: ServerResponse) => {
+    response.writeHead(200, { 'content-type': 'text/event-stream' });
+    for (let i = 0; i < events && !response.destroyed; i++) {
+      response.write(`data: {"n":${i}}\n\n`);
+      if (frameGapMs > 0) await new Promise((resolve) => setTimeout(resolve, frameGapMs));
+    }
+    if (response.destroyed) return;
+    response.write('data: [DONE]\n\n');
+    response.end();
+  };
+  server.on('connection', () => (state.connections += 1));
+  return {
+    state,
+    listen: () =>
+      new Promise<string>((resolve) =>
+        server.listen(0, '127.0.0.1', () =>
+          resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`),
+        ),
+      ),
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
+
+const isDone = (event: { data: string }) => event.data === '[DONE]';
+
+describe('UpstreamHttp.events', () => {
+  let http: UpstreamHttp;
+  beforeEach(() => (http = new UpstreamHttp(10_000)));
+  afterEach(() => http.onApplicationShutdown());
+
+  it('reads every event up to the last, and keeps the connection for the next answer', async () => {
+    const upstream = provider(20);
+    const url = await upstream.listen();
+    try {
+      for (let call = 0; call < 3; call++) {
+        const response = await http.post(url, {}, {}, new AbortController().signal);
+        const data: string[] = [];
+        for await (const event of http.events(response, isDone)) {
+          data.push(event.data);
+          if (isDone(event)) break;
+        }
+        expect(data).toHaveLength(21);
+        expect(data.at(-1)).toBe('[DONE]');
+        // The end of the stream is read in the background: the pool has the connection back a moment later.
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(upstream.state).toEqual({ connections: 1, closedEarly: 0 });
+    } finally {
+      await upstream.close();
+    }
+  });
+
+  it('closes the connection of an answer left before its end, which stops the provider', async () => {
+    const upstream = provider(50, 5);
+    const url = await upstream.listen();
+    try {
+      const response = await http.post(url, {}, {}, new AbortController().signal);
+      for await (const event of http.events(response, isDone)) {
+        if (event.data === '{"n":2}') break;
+      }
+      await expectEventually(() => expect(upstream.state.closedEarly).toBe(1));
+      const next = await http.post(url, {}, {}, new AbortController().signal);
+      let events = 0;
+      for await (const event of http.events(next, isDone)) {
+        events += 1;
+        if (isDone(event)) break;
+      }
+      expect(events).toBe(51);
+    } finally {
+      await upstream.close();
+    }
+  });
+});
