@@ -159,6 +159,15 @@ describe('ValidityCheck, against class-validator on the same values', () => {
     expect(checked.part).not.toHaveProperty('extra');
   });
 
+  it('keeps, as class-validator does, an own key its grouping reads from Object.prototype', async () => {
+    // Nest's pipe sets `constructor` on a value class-transformer could not make an instance of.
+    const checked = Object.assign(new Sample(), SAMPLE, { constructor: Sample });
+    const validated = Object.assign(new Sample(), SAMPLE, { constructor: Sample });
+    expect(new ValidityCheck().passes(checked, STRIP)).toBe(true);
+    expect(await validate(validated, STRIP)).toEqual([]);
+    expect(Object.keys(checked)).toEqual(Object.keys(validated));
+  });
+
   it('refuses a class without rules only when unknown values are forbidden', async () => {
     const check = new ValidityCheck();
     expect(check.passes(new WithoutRules(), { forbidUnknownValues: false })).toBe(true);

@@ -16,8 +16,12 @@ interface PropertyRules {
 }
 
 interface ClassRules {
-  /** Every property some metadata names, the ones `whitelist` keeps. */
-  known: Set<string>;
+  /**
+   * The rules by property as class-validator groups them. Its `whitelist` keeps a property whose
+   * entry here is truthy and not empty, read from this plain object as it reads it (so a key such
+   * as `constructor` counts as known there, and therefore here too).
+   */
+  grouped: Record<string, ValidationMetadata[]>;
   properties: PropertyRules[];
   /** Rules this check does not decide (a promise rule, a type it does not know): class-validator must run. */
   undecidable: boolean;
@@ -71,7 +75,8 @@ export class ValidityCheck {
     if (rules.undecidable) return false;
     if (options.whitelist) {
       for (const key of Object.keys(object)) {
-        if (rules.known.has(key)) continue;
+        const known = rules.grouped[key];
+        if (known && known.length !== 0) continue;
         if (options.forbidNonWhitelisted) return false;
         delete (object as Record<string, unknown>)[key];
       }
@@ -136,10 +141,9 @@ export class ValidityCheck {
 }
 
 function sortRules(grouped: Record<string, ValidationMetadata[]>): ClassRules {
-  const rules: ClassRules = { known: new Set(), properties: [], undecidable: false };
+  const rules: ClassRules = { grouped, properties: [], undecidable: false };
   for (const [name, metadatas] of Object.entries(grouped)) {
     if (metadatas.length === 0) continue;
-    rules.known.add(name);
     if (metadatas.some((metadata) => !DECIDED_TYPES.has(metadata.type))) rules.undecidable = true;
     const ofType = (type: string) => metadatas.filter((metadata) => metadata.type === type);
     rules.properties.push({
