@@ -13,7 +13,7 @@ const FIRST_CANDIDATE = 10_000;
  * probe the same port at the same moment, and never hands out one port twice to concurrent calls.
  */
 export async function freePort(): Promise<number> {
-  const [first, last] = candidateRange();
+  const [first, last] = (range ??= candidateRange());
   const span = last - first + 1;
   for (let attempt = 0; attempt < span; attempt++) {
     const port = first + (nextOffset++ % span);
@@ -23,6 +23,8 @@ export async function freePort(): Promise<number> {
 }
 
 let nextOffset = Math.floor(Math.random() * 1_000_000);
+/** Read from the kernel at the first call only: the range does not change while the tests run. */
+let range: [number, number] | undefined;
 
 function candidateRange(): [number, number] {
   const ephemeralStart = ephemeralRangeStart();
