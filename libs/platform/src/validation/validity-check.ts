@@ -1,4 +1,4 @@
-import { getMetadataStorage, ValidationTypes, type ValidatorOptions } from 'class-validator';
+import { getMetadataStorage, IS_OPTIONAL, ValidationTypes, type ValidatorOptions } from 'class-validator';
 
 type MetadataStorage = ReturnType<typeof getMetadataStorage>;
 type ValidationMetadata = Parameters<MetadataStorage['addValidationMetadata']>[0];
@@ -7,12 +7,20 @@ type ConstraintMetadata = ReturnType<MetadataStorage['getTargetValidatorConstrai
 /** One property's rules, sorted once the way class-validator sorts them for every object. */
 interface PropertyRules {
   name: string;
+  /** IsOptional among the conditions: a null or missing value is not checked at all. */
+  optional: boolean;
   /** IsOptional and ValidateIf: the property is checked only when all of them hold. */
   conditions: ValidationMetadata[];
   /** IsDefined, checked before the others. */
   defined: ValidationMetadata[];
   rules: ValidationMetadata[];
   nested: ValidationMetadata[];
+}
+
+/** The object whose properties are checked, with its class's name as class-validator passes it to constraints. */
+interface Target {
+  object: object;
+  targetName: string;
 }
 
 interface ClassRules {
@@ -81,34 +89,37 @@ export class ValidityCheck {
         delete (object as Record<string, unknown>)[key];
       }
     }
+    let targetName: string | undefined;
     for (const property of rules.properties) {
       const value: unknown = (object as Record<string, unknown>)[property.name];
+      if (property.optional && (value === undefined || value === null)) continue;
       if (value instanceof Promise) return false;
-      if (!this.propertyPasses(object, value, property, options)) return false;
+      targetName ??= object.constructor ? object.constructor.name : '';
+      if (!this.propertyPasses({ object, targetName }, value, property, options)) return false;
     }
     return true;
   }
 
   private propertyPasses(
-    object: object,
+    target: Target,
     value: unknown,
     property: PropertyRules,
     options: ValidatorOptions,
   ): boolean {
     for (const condition of property.conditions) {
-      if (!(condition.constraints[0] as (object: object, value: unknown) => boolean)(object, value))
+      if (!(condition.constraints[0] as (object: object, value: unknown) => boolean)(target.object, value))
         return true;
     }
-    if (!this.rulesPass(object, value, property.defined)) return false;
-    if (!this.rulesPass(object, value, property.rules)) return false;
+    if (!this.rulesPass(target, value, property.defined)) return false;
+    if (!this.rulesPass(target, value, property.rules)) return false;
     return value === undefined || this.nestedPasses(value, property.nested, options);
   }
 
-  private rulesPass(object: object, value: unknown, rules: ValidationMetadata[]): boolean {
+  private rulesPass(target: Target, value: unknown, rules: ValidationMetadata[]): boolean {
     for (const rule of rules) {
-      if (rule.validateIf && !rule.validateIf(object, value)) continue;
+      if (rule.validateIf && !rule.validateIf(target.object, value)) continue;
       for (const constraint of this.storage.getTargetValidatorConstraints(rule.constraintCls)) {
-        if (!constraintHolds(constraint, rule, object, value)) return false;
+        if (!constraintHolds(constraint, rule, target, value)) return false;
       }
     }
     return true;
@@ -146,9 +157,11 @@ function sortRules(grouped: Record<string, ValidationMetadata[]>): ClassRules {
     if (metadatas.length === 0) continue;
     if (metadatas.some((metadata) => !DECIDED_TYPES.has(metadata.type))) rules.undecidable = true;
     const ofType = (type: string) => metadatas.filter((metadata) => metadata.type === type);
+    const conditions = ofType(ValidationTypes.CONDITIONAL_VALIDATION);
     rules.properties.push({
       name,
-      conditions: ofType(ValidationTypes.CONDITIONAL_VALIDATION),
+      optional: conditions.some((condition) => condition.name === IS_OPTIONAL),
+      conditions,
       defined: ofType(ValidationTypes.IS_DEFINED),
       rules: ofType(ValidationTypes.CUSTOM_VALIDATION),
       nested: ofType(ValidationTypes.NESTED_VALIDATION),
@@ -161,14 +174,14 @@ function sortRules(grouped: Record<string, ValidationMetadata[]>): ClassRules {
 function constraintHolds(
   constraint: ConstraintMetadata,
   rule: ValidationMetadata,
-  object: object,
+  target: Target,
   value: unknown,
 ): boolean {
   if (constraint.async) return false;
   const args = {
-    targetName: object.constructor ? object.constructor.name : '',
+    targetName: target.targetName,
     property: rule.propertyName,
-    object,
+    object: target.object,
     value,
     constraints: rule.constraints,
   };
