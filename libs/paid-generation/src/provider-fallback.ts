@@ -30,7 +30,7 @@ export type FallbackEnd<R, T> = Answered<R, T> | Cancelled<R> | Exhausted;
 
 export interface FallbackOptions {
   /** The client's cancellation: an attempt that fails once it is aborted is recorded cancelled and ends the run. */
-  signal?: AbortSignal;
+  signal?: { readonly aborted: boolean };
   /**
    * False where the answer goes on after `call` resolves (a stream relayed after its first
    * output): the attempt is then still open, and the caller records it when the answer ends.

@@ -17,6 +17,7 @@ import {
   upstreamDomainError,
 } from '@gw/paid-generation';
 import { ChatAdapters } from '../providers/chat-adapters';
+import type { UpstreamAbort } from '../providers/upstream-abort';
 import type { UpstreamStreamEvent, UpstreamUsage } from '../providers/upstream-chat';
 import {
   BLOCKED_ERROR,
@@ -105,7 +106,7 @@ export class ChatCompletionService {
     const id = request.generationId ?? `gen-${randomUUID()}`;
     const cancellation = this.cancellations.open(id);
     try {
-      return await this.runComplete(request, id, cancellation.signal);
+      return await this.runComplete(request, id, cancellation);
     } finally {
       this.cancellations.close(id);
     }
@@ -115,7 +116,7 @@ export class ChatCompletionService {
     return new Observable<ChatStreamItem>((subscriber) => {
       const id = request.generationId ?? `gen-${randomUUID()}`;
       const cancellation = this.cancellations.open(id);
-      this.runStream(request, id, subscriber, cancellation.signal)
+      this.runStream(request, id, subscriber, cancellation)
         .catch((err: unknown) => subscriber.error(err))
         .finally(() => this.cancellations.close(id));
       return () => cancellation.abort();
@@ -125,7 +126,7 @@ export class ChatCompletionService {
   private async runComplete(
     request: ChatCompletionRpcMessageDto,
     id: string,
-    signal: AbortSignal,
+    signal: UpstreamAbort,
   ): Promise<ChatCompletion> {
     const generation = await this.begin(request, 'sync', id);
     // A plain answer is read as a stream too, so that its hold grows with it (see readAnswer).
@@ -177,7 +178,7 @@ export class ChatCompletionService {
     request: ChatCompletionRpcMessageDto,
     id: string,
     subscriber: Subscriber<ChatStreamItem>,
-    signal: AbortSignal,
+    signal: UpstreamAbort,
   ): Promise<void> {
     const generation = await this.begin(request, 'stream', id);
     // The attempt that answers stays open while its stream is relayed: readAnswer() records it at the end.
@@ -257,12 +258,12 @@ export class ChatCompletionService {
   private async openAnswer(
     generation: ChatGeneration,
     route: ProviderRoute,
-    signal: AbortSignal,
+    signal: UpstreamAbort,
     firstTokenDeadlineMs: number | null,
   ): Promise<OpenedAnswer> {
-    const attemptAbort = new AbortController();
+    const attemptAbort = signal.attempt();
     const stop = () => attemptAbort.abort();
-    const call = this.call(generation, route, AbortSignal.any([signal, attemptAbort.signal]));
+    const call = this.call(generation, route, attemptAbort);
     const iterator = this.adapters.for(route.wire).stream(call)[Symbol.asyncIterator]();
     const head = await awaitFirstOutput(iterator, firstTokenDeadlineMs, stop);
     return { iterator, head, stop };
@@ -281,7 +282,7 @@ export class ChatCompletionService {
     route: ProviderRoute,
     started: number,
     answer: OpenedAnswer,
-    signal: AbortSignal,
+    signal: UpstreamAbort,
     output: (event: UpstreamStreamEvent, promptTokens: number) => void,
   ): Promise<AnswerEnd> {
     generation.firstOutputAt = Date.now();
@@ -487,7 +488,7 @@ export class ChatCompletionService {
     return ALIAS_API_TYPES.has(request.apiType) && parseModelAlias(request.body.model).provider !== undefined;
   }
 
-  private call(generation: ChatGeneration, route: ProviderRoute, signal: AbortSignal) {
+  private call(generation: ChatGeneration, route: ProviderRoute, signal: UpstreamAbort) {
     const maxTokens = completionCeiling(route, generation.clientMax);
     return {
       baseUrl: route.baseUrl,

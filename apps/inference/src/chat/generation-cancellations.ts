@@ -1,22 +1,24 @@
+import { UpstreamAbort } from '../providers/upstream-abort';
+
 /** How long a cancellation that arrived before its generation started is remembered. */
 export const EARLY_CANCELLATION_TTL_MS = 60_000;
 const MAX_EARLY_CANCELLATIONS = 10_000;
 
 /**
- * The generations this replica is running, by id, each with the AbortController of its upstream
+ * The generations this replica is running, by id, each with the abort signal of its upstream
  * calls. A cancellation can overtake the request it cancels (the gateway broadcasts it the moment
  * its client leaves), so an unknown id is remembered for a while and aborts the generation at once
  * when it starts.
  */
 export class GenerationCancellations {
-  private readonly running = new Map<string, AbortController>();
+  private readonly running = new Map<string, UpstreamAbort>();
   private readonly early = new Map<string, number>();
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  /** Registers a generation; the returned controller aborts when the generation is cancelled. */
-  open(generationId: string): AbortController {
-    const controller = new AbortController();
+  /** Registers a generation; the returned signal aborts when the generation is cancelled. */
+  open(generationId: string): UpstreamAbort {
+    const controller = new UpstreamAbort();
     const cancelledAt = this.early.get(generationId);
     this.early.delete(generationId);
     if (cancelledAt !== undefined && this.now() - cancelledAt <= EARLY_CANCELLATION_TTL_MS)

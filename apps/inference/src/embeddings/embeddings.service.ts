@@ -63,7 +63,6 @@ export class EmbeddingsService {
           ...(body.dimensions !== undefined ? { dimensions: body.dimensions } : {}),
           ...(body.user !== undefined ? { user: body.user } : {}),
         },
-        signal: new AbortController().signal,
       }),
     );
     if (end.outcome === 'exhausted')

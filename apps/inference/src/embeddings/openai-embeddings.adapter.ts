@@ -1,11 +1,13 @@
 import { UpstreamFailure } from '@gw/paid-generation';
+import type { UpstreamSignal } from '../providers/upstream-abort';
 import { type UpstreamHttp } from '../providers/upstream-http';
 
 export interface UpstreamEmbeddingCall {
   baseUrl: string;
   apiKey: string | null;
   request: { model: string; input: string[]; dimensions?: number; user?: string };
-  signal: AbortSignal;
+  /** None where the call is never aborted (an embedding is charged only once complete). */
+  signal?: UpstreamSignal;
 }
 
 export interface UpstreamEmbeddings {

@@ -1,4 +1,5 @@
 import type { ChatMessageDto, ToolDto } from '@gw/dto';
+import type { UpstreamSignal } from './upstream-abort';
 
 /** What the service asks of any provider, in the gateway's (OpenAI-like) chat shape. */
 export interface UpstreamChatRequest {
@@ -50,7 +51,7 @@ export interface ChatAdapterCall {
   baseUrl: string;
   apiKey: string | null;
   request: UpstreamChatRequest;
-  signal: AbortSignal;
+  signal: UpstreamSignal;
 }
 
 /**

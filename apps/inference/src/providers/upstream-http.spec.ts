@@ -1,6 +1,8 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expectEventually } from '@gw/testing';
+import { UpstreamFailure } from '@gw/paid-generation';
+import { UpstreamAbort } from './upstream-abort';
 import { UpstreamHttp } from './upstream-http';
 
 /** A provider that streams `events` data lines, then `[DONE]`, then ends; it counts the connections it was sent on. */
@@ -48,7 +50,7 @@ describe('UpstreamHttp.events', () => {
     const url = await upstream.listen();
     try {
       for (let call = 0; call < 3; call++) {
-        const response = await http.post(url, {}, {}, new AbortController().signal);
+        const response = await http.post(url, {}, {}, new UpstreamAbort());
         const data: string[] = [];
         for await (const event of http.events(response, isDone)) {
           data.push(event.data);
@@ -84,5 +86,56 @@ describe('UpstreamHttp.events', () => {
     } finally {
       await upstream.close();
     }
+  });
+});
+
+describe('UpstreamAbort as the signal of an upstream call', () => {
+  let http: UpstreamHttp;
+  beforeEach(() => (http = new UpstreamHttp(10_000)));
+  afterEach(() => http.onApplicationShutdown());
+
+  it("stops an attempt's answer when its generation is aborted, as an aborted request", async () => {
+    const upstream = provider(200, 5);
+    const url = await upstream.listen();
+    try {
+      const generation = new UpstreamAbort();
+      const attempt = generation.attempt();
+      const response = await http.post(url, {}, {}, attempt);
+      const read = (async () => {
+        for await (const event of http.events(response, isDone)) {
+          if (event.data === '{"n":3}') generation.abort();
+        }
+      })();
+      const failure = await read.then(
+        () => null,
+        (err: unknown) => err,
+      );
+      expect(failure).toBeInstanceOf(UpstreamFailure);
+      expect((failure as UpstreamFailure).kind).toBe('aborted');
+      expect(attempt.aborted).toBe(true);
+      await expectEventually(() => expect(upstream.state.closedEarly).toBe(1));
+    } finally {
+      await upstream.close();
+    }
+  });
+
+  it('refuses a call whose generation was aborted before the attempt began', async () => {
+    const upstream = provider(1);
+    const url = await upstream.listen();
+    try {
+      const generation = new UpstreamAbort();
+      generation.abort();
+      await expect(http.post(url, {}, {}, generation.attempt())).rejects.toMatchObject({ kind: 'aborted' });
+    } finally {
+      await upstream.close();
+    }
+  });
+
+  it('stopping one attempt leaves its generation and the next attempt running', () => {
+    const generation = new UpstreamAbort();
+    const first = generation.attempt();
+    first.abort();
+    const second = generation.attempt();
+    expect([first.aborted, generation.aborted, second.aborted]).toEqual([true, false, false]);
   });
 });
