@@ -232,6 +232,60 @@ describe('billing history over NATS and Postgres', () => {
     });
   });
 
+  it('stores every field of a finished event in its column, nulls and JSON included', async () => {
+    const orgC = randomUUID();
+    await app.credit(orgC, '10');
+    const event = generationFinishedEvent(orgC, {
+      ...keyOf(key3, 'three'),
+      userId: randomUUID(),
+      status: 'failed',
+      finishReason: null,
+      provider: null,
+      usage: null,
+      cost: '0',
+      generationTimeMs: null,
+      latencyMs: 35,
+      queueTimeMs: 4,
+      attemptsCount: 2,
+      error: { code: 'upstream_error', message: 'The upstream provider failed (HTTP 500)' },
+      createdAt: '2026-11-07T08:00:00.000Z',
+      completedAt: '2026-11-07T08:00:01.500Z',
+    });
+    await app.publish(event);
+    const stored = async () =>
+      (await app.sql.query(`SELECT * FROM "billing"."generations" WHERE "id" = $1`, [event.generationId]))[0];
+    await expectEventually(async () => expect(await stored()).toBeDefined());
+    const { recorded_at: recordedAt, ...row } = await stored();
+    expect(recordedAt).toBeInstanceOf(Date);
+    expect(row).toEqual({
+      id: event.generationId,
+      organization_id: orgC,
+      api_key_id: key3,
+      api_key_name: 'three',
+      api_key_short: key3.slice(-6),
+      user_id: event.userId,
+      model: 'demo/chat',
+      request_type: 'chat',
+      api_type: 'chat_completions',
+      response_mode: 'sync',
+      status: 'failed',
+      list_status: 'failed',
+      finish_reason: 'error',
+      provider: null,
+      usage: null,
+      cost: '0.00000000',
+      client_cost: '0.00000000',
+      generation_time_ms: null,
+      latency_ms: 35,
+      queue_time_ms: 4,
+      attempts_count: 2,
+      is_cancelled: false,
+      error: { code: 'upstream_error', message: 'The upstream provider failed (HTTP 500)' },
+      created_at: new Date('2026-11-07T08:00:00.000Z'),
+      completed_at: new Date('2026-11-07T08:00:01.500Z'),
+    });
+  });
+
   it('answers a finish reason for every generation: the reported one, else the one its status implies', async () => {
     const finishReasonOf = async (name: keyof typeof g) =>
       (await app.rpc.request(BillingContracts.getHistory, { principal: user, id: idsOf(name) })).finishReason;
