@@ -21,7 +21,8 @@ export class BillingEnv extends ServiceEnv {
   /**
    * Money operations (reserves, settlements) are applied in group commits: a batch starts when
    * this many wait, or LEDGER_BATCH_MAX_WAIT_MS (settlements: SETTLEMENT_BATCH_MAX_WAIT_MS) after
-   * the first of them arrived.
+   * the first of them arrived. Reserves wait only while another batch is in flight: with none
+   * running, a reserve starts at the end of the event loop's turn.
    */
   @IsInt()
   @Min(1)

@@ -31,6 +31,8 @@ export class LedgerBatcher implements BeforeApplicationShutdown {
     this.batcher = new MicroBatcher({
       maxItems: env.LEDGER_BATCH_MAX_ITEMS,
       maxWaitMs: env.LEDGER_BATCH_MAX_WAIT_MS,
+      // A chat waits on its reserve: an idle billing starts at once, a busy one gathers company.
+      startWhenIdle: true,
       maxInFlight: env.LEDGER_BATCH_MAX_IN_FLIGHT,
       run: (operations) => this.ledger.holdsTransaction((tx) => this.apply(tx, operations)),
     });

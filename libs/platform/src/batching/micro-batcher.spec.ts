@@ -40,6 +40,43 @@ describe('MicroBatcher', () => {
     expect(recorder.batches).toEqual([[1, 2], [3]]);
   });
 
+  it('with startWhenIdle, an idle batcher starts at the end of the turn: no timer wait, same-turn items together', async () => {
+    const recorder = recordingRun();
+    const batcher = new MicroBatcher({
+      maxItems: 100,
+      maxWaitMs: 60_000,
+      startWhenIdle: true,
+      maxInFlight: 1,
+      run: recorder.run,
+    });
+    await expect(Promise.all([batcher.submit(1), batcher.submit(2)])).resolves.toEqual(['r1', 'r2']);
+    await expect(batcher.submit(3)).resolves.toBe('r3');
+    expect(recorder.batches).toEqual([[1, 2], [3]]);
+  });
+
+  it('with startWhenIdle, an item that arrives while a batch runs still waits maxWaitMs for company', async () => {
+    const recorder = recordingRun();
+    const batcher = new MicroBatcher({
+      maxItems: 100,
+      maxWaitMs: 30,
+      startWhenIdle: true,
+      maxInFlight: 2,
+      run: recorder.run,
+    });
+    recorder.hold();
+    const first = batcher.submit(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    const second = batcher.submit(2);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const third = batcher.submit(3);
+    // A slot is free, but the first batch is in flight: the second item waits for company.
+    expect(recorder.batches).toEqual([[1]]);
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(recorder.batches).toEqual([[1], [2, 3]]);
+    recorder.releaseAll();
+    await expect(Promise.all([first, second, third])).resolves.toEqual(['r1', 'r2', 'r3']);
+  });
+
   it('queues what arrives while every slot is busy and runs it next, in arrival order', async () => {
     const recorder = recordingRun();
     const batcher = new MicroBatcher({ maxItems: 2, maxWaitMs: 0, maxInFlight: 1, run: recorder.run });

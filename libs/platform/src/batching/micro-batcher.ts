@@ -10,6 +10,12 @@ export interface MicroBatcherOptions<Item, Result> {
    * what arrives while its slots are busy).
    */
   maxWaitMs: number;
+  /**
+   * True: when no batch is running, the first item does not wait `maxWaitMs` but only for the rest
+   * of the current turn of the event loop (what arrives in the same turn joins it). Waiting gathers
+   * company only while another batch is in flight; an idle system adds no wait.
+   */
+  startWhenIdle?: boolean;
   /** Batches that may run at the same time; items wait while all are busy. */
   maxInFlight: number;
   /**
@@ -39,7 +45,7 @@ interface Waiting<Item, Result> {
 export class MicroBatcher<Item, Result> {
   private readonly waiting: Waiting<Item, Result>[] = [];
   private readonly running = new Set<Promise<void>>();
-  private timer: NodeJS.Timeout | null = null;
+  private cancelWait: (() => void) | null = null;
   private due = false;
 
   constructor(private readonly options: MicroBatcherOptions<Item, Result>) {
@@ -52,13 +58,7 @@ export class MicroBatcher<Item, Result> {
     return new Promise<Result>((resolve, reject) => {
       this.waiting.push({ item, resolve, reject });
       if (this.options.maxWaitMs === 0) this.due = true;
-      else if (this.waiting.length === 1 && this.timer === null) {
-        this.timer = setTimeout(() => {
-          this.timer = null;
-          this.due = true;
-          this.startBatches();
-        }, this.options.maxWaitMs);
-      }
+      else if (this.waiting.length === 1 && this.cancelWait === null) this.waitForCompany();
       this.startBatches();
     });
   }
@@ -90,10 +90,25 @@ export class MicroBatcher<Item, Result> {
     }
   }
 
+  private waitForCompany(): void {
+    const start = () => {
+      this.cancelWait = null;
+      this.due = true;
+      this.startBatches();
+    };
+    if (this.options.startWhenIdle && this.running.size === 0) {
+      const immediate = setImmediate(start);
+      this.cancelWait = () => clearImmediate(immediate);
+    } else {
+      const timer = setTimeout(start, this.options.maxWaitMs);
+      this.cancelWait = () => clearTimeout(timer);
+    }
+  }
+
   private clearTimer(): void {
     this.due = false;
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.timer = null;
+    this.cancelWait?.();
+    this.cancelWait = null;
   }
 
   private async answer(batch: Waiting<Item, Result>[]): Promise<void> {
