@@ -14,7 +14,7 @@ export type UpstreamSignal = AbortSignal | UpstreamAbort;
  */
 export class UpstreamAbort extends EventEmitter {
   aborted = false;
-  reason: unknown = undefined;
+  private abortError: DOMException | undefined;
 
   constructor() {
     super();
@@ -22,10 +22,18 @@ export class UpstreamAbort extends EventEmitter {
     this.setMaxListeners(0);
   }
 
+  /**
+   * Built when first read: a stream's generation is aborted once more when its client's
+   * subscription closes, after the answer has ended, and then nobody reads it.
+   */
+  get reason(): DOMException | undefined {
+    if (this.aborted) this.abortError ??= new DOMException('This operation was aborted', 'AbortError');
+    return this.abortError;
+  }
+
   abort(): void {
     if (this.aborted) return;
     this.aborted = true;
-    this.reason = new DOMException('This operation was aborted', 'AbortError');
     this.emit('abort');
   }
 

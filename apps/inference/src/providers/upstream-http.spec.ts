@@ -113,6 +113,7 @@ describe('UpstreamAbort as the signal of an upstream call', () => {
       expect(failure).toBeInstanceOf(UpstreamFailure);
       expect((failure as UpstreamFailure).kind).toBe('aborted');
       expect(attempt.aborted).toBe(true);
+      expect(attempt.reason).toMatchObject({ name: 'AbortError' });
       await expectEventually(() => expect(upstream.state.closedEarly).toBe(1));
     } finally {
       await upstream.close();
