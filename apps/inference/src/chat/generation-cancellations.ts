@@ -18,13 +18,12 @@ export class GenerationCancellations {
 
   /** Registers a generation; the returned signal aborts when the generation is cancelled. */
   open(generationId: string): UpstreamAbort {
-    const controller = new UpstreamAbort();
+    const signal = new UpstreamAbort();
     const cancelledAt = this.early.get(generationId);
     this.early.delete(generationId);
-    if (cancelledAt !== undefined && this.now() - cancelledAt <= EARLY_CANCELLATION_TTL_MS)
-      controller.abort();
-    else this.running.set(generationId, controller);
-    return controller;
+    if (cancelledAt !== undefined && this.now() - cancelledAt <= EARLY_CANCELLATION_TTL_MS) signal.abort();
+    else this.running.set(generationId, signal);
+    return signal;
   }
 
   close(generationId: string): void {
@@ -33,10 +32,10 @@ export class GenerationCancellations {
 
   /** Aborts the generation if this replica runs it; true when it did. */
   cancel(generationId: string): boolean {
-    const controller = this.running.get(generationId);
-    if (controller) {
+    const signal = this.running.get(generationId);
+    if (signal) {
       this.running.delete(generationId);
-      controller.abort();
+      signal.abort();
       return true;
     }
     this.remember(generationId);

@@ -79,7 +79,7 @@ export class MicroBatcher<Item, Result> {
       (this.due || this.waiting.length >= this.options.maxItems)
     ) {
       const batch = this.waiting.splice(0, this.options.maxItems);
-      if (this.waiting.length === 0) this.clearTimer();
+      if (this.waiting.length === 0) this.clearWait();
       const running: Promise<void> = this.answer(batch).finally(() => {
         this.running.delete(running);
         // What queued up meanwhile has waited at least one batch: it goes next, without a new wait.
@@ -105,7 +105,7 @@ export class MicroBatcher<Item, Result> {
     }
   }
 
-  private clearTimer(): void {
+  private clearWait(): void {
     this.due = false;
     this.cancelWait?.();
     this.cancelWait = null;
