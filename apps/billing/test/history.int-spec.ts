@@ -286,6 +286,35 @@ describe('billing history over NATS and Postgres', () => {
     });
   });
 
+  it('answers a page and its total from one snapshot while generations are being recorded', async () => {
+    const orgD = randomUUID();
+    const principal: UserPrincipal = { ...user, organizationId: orgD };
+    // Rows land one commit at a time, as copies of g1 moved to another organization.
+    let recording = true;
+    const record = async () => {
+      for (let i = 0; i < 400; i += 1) {
+        await app.sql.query(
+          `INSERT INTO "billing"."generations"
+           SELECT (jsonb_populate_record(NULL::"billing"."generations",
+                     to_jsonb(g) || jsonb_build_object('id', $1::text, 'organization_id', $2::text))).*
+             FROM "billing"."generations" g WHERE g."id" = $3`,
+          [`gen-${randomUUID()}`, orgD, idsOf('g1')],
+        );
+      }
+      recording = false;
+    };
+    let pages = 0;
+    const read = async () => {
+      while (recording) {
+        const page = await list(principal, { limit: 100 });
+        expect(page.items).toHaveLength(Math.min(page.meta.total, 100));
+        pages += 1;
+      }
+    };
+    await Promise.all([record(), read(), read(), read()]);
+    expect(pages).toBeGreaterThan(10);
+  });
+
   it('answers a finish reason for every generation: the reported one, else the one its status implies', async () => {
     const finishReasonOf = async (name: keyof typeof g) =>
       (await app.rpc.request(BillingContracts.getHistory, { principal: user, id: idsOf(name) })).finishReason;

@@ -65,6 +65,38 @@ describe('storage service over NATS, Postgres and S3 (s3rver)', () => {
     expect((await served.arrayBuffer()).byteLength).toBe(10);
   });
 
+  it('answers a page and its total from one snapshot while files are being stored', async () => {
+    const otherOrg = randomUUID();
+    const [template] = (await client.request(StorageContracts.listFiles, { principal, query })).data;
+    // Records land one commit at a time, as copies of a stored file moved to another organization.
+    let storing = true;
+    const store = async () => {
+      for (let i = 0; i < 100; i += 1) {
+        await sql.query(
+          `INSERT INTO storage.files
+           SELECT (jsonb_populate_record(NULL::storage.files,
+                     to_jsonb(f) || jsonb_build_object('id', $1::text, 'organization_id', $2::text))).*
+             FROM storage.files f WHERE f.id = $3`,
+          [randomUUID(), otherOrg, template.id],
+        );
+      }
+      storing = false;
+    };
+    let pages = 0;
+    const read = async () => {
+      while (storing) {
+        const page = await client.request(StorageContracts.listFiles, {
+          principal: { ...principal, organizationId: otherOrg },
+          query: { ...query, page: 2, limit: 40 },
+        });
+        expect(page.data).toHaveLength(Math.min(Math.max(page.meta.total - 40, 0), 40));
+        pages += 1;
+      }
+    };
+    await Promise.all([store(), read(), read(), read()]);
+    expect(pages).toBeGreaterThan(10);
+  });
+
   it('gives an organization admin the statistics, and refuses members and API keys', async () => {
     const stats = await client.request(StorageContracts.stats, { principal });
     expect(stats).toEqual({

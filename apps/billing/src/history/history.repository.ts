@@ -21,9 +21,10 @@ export interface HistoryListRow {
   apiKeyShort: string | null;
 }
 
-const SORT_COLUMNS: Record<HistoryFilter['sortBy'], string> = {
-  createdAt: 'g."created_at"',
-  clientCost: 'g."client_cost"',
+/** Each sort key as the table's column and as the page's output column. */
+const SORT_KEYS: Record<HistoryFilter['sortBy'], { column: string; output: string }> = {
+  createdAt: { column: 'g."created_at"', output: 'p."createdAt"' },
+  clientCost: { column: 'g."client_cost"', output: 'p."clientCost"' },
 };
 
 /**
@@ -56,29 +57,36 @@ export class HistoryRepository {
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
+  /**
+   * The page and the total in one statement, so both come from one snapshot: as two queries they
+   * disagreed while rows were being recorded (a total of 32 beside a page of 31). The count keeps its
+   * own index scan; the page is left-joined to it so an empty page still carries the total.
+   */
   async list(filter: HistoryFilter): Promise<{ rows: HistoryListRow[]; total: number }> {
     const where = whereClause(filter);
     const order = filter.sortOrder === 'ASC' ? 'ASC' : 'DESC';
+    const sort = SORT_KEYS[filter.sortBy];
     const limitParam = where.params.length + 1;
     // created_at and id break ties, so paging through equal costs or timestamps never repeats or skips a row.
-    const page = this.dataSource.query<HistoryListRow[]>(
-      `SELECT g."id", g."model", COALESCE(m."display_name", g."model") AS "modelDisplayName",
-              g."request_type" AS "requestType", g."provider", g."list_status" AS "listStatus",
-              g."client_cost" AS "clientCost", g."usage", g."generation_time_ms" AS "generationTimeMs",
-              g."created_at" AS "createdAt", g."api_key_name" AS "apiKeyName", g."api_key_short" AS "apiKeyShort"
-         FROM "billing"."generations" g
-         LEFT JOIN "billing"."models" m ON m."model" = g."model"
-        WHERE ${where.sql}
-        ORDER BY ${SORT_COLUMNS[filter.sortBy]} ${order}, g."created_at" ${order}, g."id" ${order}
-        LIMIT $${limitParam} OFFSET $${limitParam + 1}`,
+    const result = await this.dataSource.query<(HistoryListRow & { total: string })[]>(
+      `SELECT c."total", p.*
+         FROM (SELECT count(*)::bigint AS "total" FROM "billing"."generations" g WHERE ${where.sql}) c
+         LEFT JOIN (
+           SELECT g."id", g."model", COALESCE(m."display_name", g."model") AS "modelDisplayName",
+                  g."request_type" AS "requestType", g."provider", g."list_status" AS "listStatus",
+                  g."client_cost" AS "clientCost", g."usage", g."generation_time_ms" AS "generationTimeMs",
+                  g."created_at" AS "createdAt", g."api_key_name" AS "apiKeyName", g."api_key_short" AS "apiKeyShort"
+             FROM "billing"."generations" g
+             LEFT JOIN "billing"."models" m ON m."model" = g."model"
+            WHERE ${where.sql}
+            ORDER BY ${sort.column} ${order}, g."created_at" ${order}, g."id" ${order}
+            LIMIT $${limitParam} OFFSET $${limitParam + 1}
+         ) p ON true
+        ORDER BY ${sort.output} ${order}, p."createdAt" ${order}, p."id" ${order}`,
       [...where.params, filter.limit, filter.offset],
     );
-    const count = this.dataSource.query<{ total: string }[]>(
-      `SELECT count(*)::bigint AS "total" FROM "billing"."generations" g WHERE ${where.sql}`,
-      where.params,
-    );
-    const [rows, [{ total }]] = await Promise.all([page, count]);
-    return { rows, total: Number(total) };
+    const rows = result.filter((row) => row.id !== null).map(({ total: _total, ...row }) => row);
+    return { rows, total: Number(result[0].total) };
   }
 
   /** With `apiKeyId` the generation must also belong to that key: an API key sees only its own. */

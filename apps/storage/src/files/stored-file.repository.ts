@@ -30,18 +30,24 @@ export interface SweptFile {
 export class StoredFileRepository {
   constructor(@InjectRepository(StoredFileEntity) private readonly rows: Repository<StoredFileEntity>) {}
 
+  /**
+   * The page and its total from one snapshot: findAndCount's two statements would otherwise each see
+   * the records committed by then, and a page could fall short of what its total promises.
+   */
   async page(organizationId: string, query: ListStoredFilesQuery): Promise<[StoredFileEntity[], number]> {
     const where: FindOptionsWhere<StoredFileEntity> = { organizationId, status: 'stored' };
     if (query.fileType) where.fileType = query.fileType;
     if (query.source) where.source = query.source;
     if (query.storagePolicy) where.storagePolicy = query.storagePolicy;
     if (query.externalUserId) where.externalUserId = query.externalUserId;
-    return this.rows.findAndCount({
-      where,
-      order: { [query.sortBy]: query.sortOrder.toUpperCase(), id: 'ASC' },
-      skip: (query.page - 1) * query.limit,
-      take: query.limit,
-    });
+    return this.rows.manager.transaction('REPEATABLE READ', (manager) =>
+      manager.findAndCount(StoredFileEntity, {
+        where,
+        order: { [query.sortBy]: query.sortOrder.toUpperCase(), id: 'ASC' },
+        skip: (query.page - 1) * query.limit,
+        take: query.limit,
+      }),
+    );
   }
 
   /** Bytes and counts per file type and storage policy of the organization's stored files. */
