@@ -55,13 +55,17 @@ describe('embedded mode (npm start)', () => {
       .split('\n')
       .map((l) => l.trim())
       .filter((l) => l.startsWith('curl '));
-    expect(lines).toHaveLength(5);
+    expect(lines).toHaveLength(6);
     const outputs = await Promise.all(lines.map((line) => run('bash', ['-c', line]).then((r) => r.stdout)));
-    const [models, chat, stream, balance, history] = outputs;
+    const [models, chat, stream, embedding, balance, history] = outputs;
     expect(JSON.parse(models).data.map((m: { id: string }) => m.id)).toContain('demo/chat');
     expect(JSON.parse(chat)).toMatchObject({ object: 'chat.completion', model: 'demo/chat' });
     expect(JSON.parse(chat).choices[0].message.content).toContain('Hello, gateway!');
     expect(sseData(stream).at(-1)).toBe('[DONE]');
+    expect(JSON.parse(embedding)).toMatchObject({
+      object: 'list',
+      data: [{ object: 'embedding', index: 0 }],
+    });
     expect(JSON.parse(balance).amount).toMatch(/^\d+(\.\d+)?$/);
     expect(JSON.parse(history)).toHaveProperty('items');
   });

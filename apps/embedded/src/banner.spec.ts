@@ -13,8 +13,10 @@ describe('renderBanner', () => {
     },
   };
 
+  const demoModels = { chat: 'demo/chat', embedding: 'demo/embed-small' };
+
   it('prints the key, the admin token and one curl line per demo flow', () => {
-    const banner = renderBanner('http://localhost:3000/api', state, 'demo/chat');
+    const banner = renderBanner('http://localhost:3000/api', state, demoModels);
     expect(banner).toContain('Demo API key   sk-gw-demo');
     expect(banner).toContain('Admin token    adm-token');
     const curls = banner.split('\n').filter((line) => line.trim().startsWith('curl '));
@@ -22,25 +24,29 @@ describe('renderBanner', () => {
       '/v1/models',
       '/v1/chat/completions',
       '/v1/chat/completions',
+      '/v1/embeddings',
       '/v1/balance',
       '/v1/history/generations',
     ]);
     expect(curls[2]).toContain('"stream":true');
+    expect(curls[3]).toContain('"model":"demo/embed-small"');
     expect(curls.slice(1).every((line) => line.includes('Authorization: Bearer sk-gw-demo'))).toBe(true);
   });
 
   it('prints only the admin token before the demo account exists', () => {
-    expect(renderBanner('http://h/api', { ...state, account: null }, 'demo/chat')).toBe(
+    expect(renderBanner('http://h/api', { ...state, account: null }, demoModels)).toBe(
       'Gateway at http://h/api\nAdmin token: adm-token\n',
     );
   });
 
-  it('names the chat model the catalogue serves, and leaves chat out when it serves none', () => {
-    const banner = renderBanner('http://h/api', state, 'acme/assistant');
+  it('names the models the catalogue serves, and leaves out a kind it serves none of', () => {
+    const banner = renderBanner('http://h/api', state, { chat: 'acme/assistant', embedding: 'acme/vectors' });
     expect(banner).toContain('"model":"acme/assistant"');
-    expect(banner).not.toContain('demo/chat');
-    const withoutChat = renderBanner('http://h/api', state, null);
-    expect(withoutChat).not.toContain('/v1/chat/completions');
-    expect(withoutChat).toContain('/v1/balance');
+    expect(banner).toContain('"model":"acme/vectors"');
+    expect(banner).not.toContain('demo/');
+    const withoutEither = renderBanner('http://h/api', state, { chat: null, embedding: null });
+    expect(withoutEither).not.toContain('/v1/chat/completions');
+    expect(withoutEither).not.toContain('/v1/embeddings');
+    expect(withoutEither).toContain('/v1/balance');
   });
 });

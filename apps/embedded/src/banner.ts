@@ -1,16 +1,17 @@
+import type { ServedModels } from './catalogue-probe';
 import type { DemoState } from './demo-state';
 
 /**
- * What `npm start` prints: credentials and curl lines that work as printed. `chatModel` is a chat
- * model the loaded catalogue serves; without one the chat lines are left out.
+ * What `npm start` prints: credentials and curl lines that work as printed. `models` are served by
+ * the loaded catalogue; a kind it does not serve leaves its lines out.
  */
-export function renderBanner(baseUrl: string, state: DemoState, chatModel: string | null): string {
+export function renderBanner(baseUrl: string, state: DemoState, models: ServedModels): string {
   const account = state.account;
   if (!account) return `Gateway at ${baseUrl}\nAdmin token: ${state.adminToken}\n`;
   const auth = `-H "Authorization: Bearer ${account.apiKey}"`;
   const json = `-H "Content-Type: application/json"`;
   const chat = (stream: boolean) =>
-    `'{"model":${JSON.stringify(chatModel)},"messages":[{"role":"user","content":"Hello, gateway!"}]${stream ? ',"stream":true' : ''}}'`;
+    `'{"model":${JSON.stringify(models.chat)},"messages":[{"role":"user","content":"Hello, gateway!"}]${stream ? ',"stream":true' : ''}}'`;
   return [
     '',
     '  Model gateway (embedded mode) is ready.',
@@ -23,10 +24,15 @@ export function renderBanner(baseUrl: string, state: DemoState, chatModel: strin
     '',
     '  Try it:',
     `  curl -s ${baseUrl}/v1/models`,
-    ...(chatModel
+    ...(models.chat
       ? [
           `  curl -s ${baseUrl}/v1/chat/completions ${auth} ${json} -d ${chat(false)}`,
           `  curl -sN ${baseUrl}/v1/chat/completions ${auth} ${json} -d ${chat(true)}`,
+        ]
+      : []),
+    ...(models.embedding
+      ? [
+          `  curl -s ${baseUrl}/v1/embeddings ${auth} ${json} -d '{"model":${JSON.stringify(models.embedding)},"input":"Hello, gateway!"}'`,
         ]
       : []),
     `  curl -s ${baseUrl}/v1/balance ${auth}`,

@@ -20,7 +20,7 @@ import {
 import { createHmac } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { renderBanner } from './banner';
-import { servedChatModel } from './catalogue-probe';
+import { servedModels } from './catalogue-probe';
 import { prepareDataDir } from './data-dir';
 import { createEmbeddedLogger } from './embedded-logger';
 import { createDemoAccount } from './demo-bootstrap';
@@ -103,8 +103,8 @@ async function main(): Promise<void> {
     state.account = await createDemoAccount(`http://127.0.0.1:${port}/api`, state.adminToken);
     saveDemoState(dataDir, { ...loadDemoState(dataDir, undefined), account: state.account });
   }
-  const chatModel = await servedChatModel(`http://127.0.0.1:${port}/api`);
-  process.stdout.write(renderBanner(baseUrl, state, chatModel) + '\n');
+  const models = await servedModels(`http://127.0.0.1:${port}/api`);
+  process.stdout.write(renderBanner(baseUrl, state, models) + '\n');
 
   const shutdown = async (signal: string): Promise<void> => {
     logger.log(`${signal}: shutting down`);
