@@ -77,6 +77,23 @@ describe('MicroBatcher', () => {
     await expect(Promise.all([first, second, third])).resolves.toEqual(['r1', 'r2', 'r3']);
   });
 
+  it('an item that arrives while the only slot is busy waits maxWaitMs after its arrival, however soon the slot frees', async () => {
+    const recorder = recordingRun();
+    const batcher = new MicroBatcher({ maxItems: 100, maxWaitMs: 30, maxInFlight: 1, run: recorder.run });
+    recorder.hold();
+    const first = batcher.submit(1);
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    const second = batcher.submit(2);
+    recorder.releaseAll();
+    await first;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const third = batcher.submit(3);
+    // The slot is free, but the second item's wait is not over: the third joins it.
+    expect(recorder.batches).toEqual([[1]]);
+    await expect(Promise.all([second, third])).resolves.toEqual(['r2', 'r3']);
+    expect(recorder.batches).toEqual([[1], [2, 3]]);
+  });
+
   it('queues what arrives while every slot is busy and runs it next, in arrival order', async () => {
     const recorder = recordingRun();
     const batcher = new MicroBatcher({ maxItems: 2, maxWaitMs: 0, maxInFlight: 1, run: recorder.run });

@@ -11,9 +11,13 @@ export interface MicroBatcherOptions<Item, Result> {
    */
   maxWaitMs: number;
   /**
-   * True: when no batch is running, the first item does not wait `maxWaitMs` but only for the rest
-   * of the current turn of the event loop (what arrives in the same turn joins it). Waiting gathers
-   * company only while another batch is in flight; an idle system adds no wait.
+   * For callers who wait on the answer. True: an idle batcher does not wait. When no batch is
+   * running, the first item waits only for the rest of the current turn of the event loop (what
+   * arrives in the same turn joins it); items that arrive while a batch runs gather company until
+   * `maxWaitMs` or until that batch ends, whichever comes first.
+   * False: every item waits `maxWaitMs` after the first of its batch arrived (or for `maxItems`),
+   * however soon a slot frees, so a batch slower than the gap between items does not leave every
+   * later batch with a single item.
    */
   startWhenIdle?: boolean;
   /** Batches that may run at the same time; items wait while all are busy. */
@@ -82,8 +86,7 @@ export class MicroBatcher<Item, Result> {
       if (this.waiting.length === 0) this.clearWait();
       const running: Promise<void> = this.answer(batch).finally(() => {
         this.running.delete(running);
-        // What queued up meanwhile has waited at least one batch: it goes next, without a new wait.
-        if (this.waiting.length > 0) this.due = true;
+        if (this.options.startWhenIdle && this.waiting.length > 0) this.due = true;
         this.startBatches();
       });
       this.running.add(running);
