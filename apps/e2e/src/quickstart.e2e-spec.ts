@@ -63,13 +63,14 @@ describe('quick start from a private checkout', () => {
       .split('\n')
       .map((line) => line.trim())
       .filter((line) => line.startsWith('curl '));
-    expect(lines).toHaveLength(5);
-    const [models, chat, stream, balance, history] = await Promise.all(
+    expect(lines).toHaveLength(6);
+    const [models, chat, stream, embedding, balance, history] = await Promise.all(
       lines.map((line) =>
         run('bash', ['-c', `${line} -w '\\n%{http_code}'`]).then((result) => result.stdout),
       ),
     );
-    for (const output of [models, chat, balance, history]) expect(output.split('\n').at(-1)).toBe('200');
+    for (const output of [models, chat, embedding, balance, history])
+      expect(output.split('\n').at(-1)).toBe('200');
     expect(JSON.parse(chat.slice(0, chat.lastIndexOf('\n'))).choices[0].message.content).toContain(
       'Hello, gateway!',
     );
