@@ -47,7 +47,8 @@ export const ERROR_CODE_TABLE: Record<ErrorCode, { status: number; type: ErrorEn
   conflict: { status: 409, type: 'conflict_error' },
   payload_too_large: { status: 413, type: 'invalid_request_error' },
   storage_quota_exceeded: { status: 413, type: 'insufficient_quota' },
-  unsupported_media_type: { status: 415, type: 'invalid_request_error' },
+  // 400, not HTTP's 415: DESIGN.md §5.1 answers every invalid input 400 (decision 125).
+  unsupported_media_type: { status: 400, type: 'invalid_request_error' },
   rate_limited: { status: 429, type: 'rate_limit_error' },
   upstream_error: { status: 502, type: 'api_error' },
   no_provider_available: { status: 503, type: 'api_error' },

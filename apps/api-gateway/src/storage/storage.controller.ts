@@ -9,7 +9,6 @@ import {
   ApiOperation,
   ApiPayloadTooLargeResponse,
   ApiTags,
-  ApiUnsupportedMediaTypeResponse,
 } from '@nestjs/swagger';
 import { Principal, StorageContracts, StorageStats, StoredFile, StoredFilePage } from '@gw/contracts';
 import {
@@ -45,13 +44,13 @@ export class StorageController {
   @ApiConsumes('multipart/form-data')
   @ApiBody({ type: UploadStoredFileDto })
   @ApiCreatedResponse({ type: StoredFileDto })
-  @ApiBadRequestResponse({ description: 'A missing file or an invalid field', type: ErrorEnvelopeDto })
-  @ApiPayloadTooLargeResponse({
-    description: 'The file exceeds the size limit (payload_too_large) or the quota (storage_quota_exceeded)',
+  @ApiBadRequestResponse({
+    description:
+      'A missing file, an invalid field (invalid_request), or not an image, video or audio file (unsupported_media_type)',
     type: ErrorEnvelopeDto,
   })
-  @ApiUnsupportedMediaTypeResponse({
-    description: 'Not an image, video or audio file',
+  @ApiPayloadTooLargeResponse({
+    description: 'The file exceeds the size limit (payload_too_large) or the quota (storage_quota_exceeded)',
     type: ErrorEnvelopeDto,
   })
   upload(@CurrentPrincipal() principal: Principal, @Req() request: Request): Promise<StoredFile> {

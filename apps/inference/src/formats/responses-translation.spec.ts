@@ -304,6 +304,15 @@ describe('responseFromCompletion', () => {
     });
     expect(messageItemId(GENERATION_ID)).toBe('msg_6f1c2b1e8a634bb89d571f0b8e3c2a10');
   });
+
+  it.each([
+    ['the body', body({ reasoning: { effort: 'low' } }), 'low'],
+    ["the model's alias", body({ model: 'demo/chat@reasoning_effort=high' }), 'high'],
+    ['neither', body(), null],
+  ])('echoes the reasoning effort asked for in %s', (_where, request, effort) => {
+    const response = responseFromCompletion(completion({ role: 'assistant', content: 'x' }), request);
+    expect(response.reasoning).toEqual({ effort, summary: null });
+  });
 });
 
 function run(inputs: StreamInput[], request = body()): NamedServerSentEvent[] {

@@ -1,3 +1,4 @@
+import { parseModelAlias } from '@gw/alias';
 import {
   type ChatCompletion,
   type ChatCompletionChunk,
@@ -232,6 +233,14 @@ interface ResponseHead {
   provider: string | null;
 }
 
+/**
+ * The effort asked for in the body or in the model's alias, which stands for the body field. The chat
+ * pipeline refused an invalid alias before any response exists.
+ */
+function requestedEffort(body: ResponsesRequestDto): string | null {
+  return body.reasoning?.effort ?? parseModelAlias(body.model).reasoningEffort ?? null;
+}
+
 /** The response object before any output: request settings echoed as OpenAI does. */
 export function responseShell(head: ResponseHead, body: ResponsesRequestDto): ResponsesResponse {
   return {
@@ -247,7 +256,7 @@ export function responseShell(head: ResponseHead, body: ResponsesRequestDto): Re
     output: [],
     parallel_tool_calls: body.parallel_tool_calls ?? true,
     previous_response_id: null,
-    reasoning: { effort: body.reasoning?.effort ?? null, summary: null },
+    reasoning: { effort: requestedEffort(body), summary: null },
     store: false,
     temperature: body.temperature ?? null,
     text: { format: body.text?.format ? { ...body.text.format } : { type: 'text' } },
