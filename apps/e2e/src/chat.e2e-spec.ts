@@ -152,7 +152,7 @@ describe('chat completions over HTTP (embedded app)', () => {
       expect((await balance(org.apiKey)).toString()).toBe(before.toString());
     });
 
-    it('bills what a stream produced before the provider cut it: an error event, no [DONE]', async () => {
+    it('bills what a stream produced before the provider cut it: its usage and cost, an error event, no [DONE]', async () => {
       const org = await seedOrganization(api, adminToken, '10.00');
       const before = await balance(org.apiKey);
       const res = await chat(org.apiKey, {
@@ -172,6 +172,9 @@ describe('chat completions over HTTP (embedded app)', () => {
       const generation = await detail(org.apiKey, id);
       expect(generation).toMatchObject({ status: 'failed', isCancelled: false });
       expect(new Decimal(generation.clientCost).greaterThan(0)).toBe(true);
+      const told = JSON.parse(data.at(-2) as string);
+      expect(told).toMatchObject({ id, object: 'chat.completion.chunk', choices: [] });
+      expect(told.usage.cost_rub).toBeCloseTo(new Decimal(generation.clientCost).toNumber(), 8);
       await expectEventually(async () =>
         expect((await balance(org.apiKey)).toString()).toBe(before.minus(generation.clientCost).toString()),
       );

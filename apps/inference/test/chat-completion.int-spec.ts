@@ -296,6 +296,7 @@ describe('inference chat completions over NATS, Postgres and mock-upstream', () 
   it('ends a stream with upstream_error when the provider drops it after output, and charges what was produced', async () => {
     const seen: string[] = [];
     let id = '';
+    let last: ChatCompletionChunk | undefined;
     const error = await new Promise<unknown>((resolve) =>
       app.rpc
         .stream(
@@ -309,6 +310,7 @@ describe('inference chat completions over NATS, Postgres and mock-upstream', () 
         .subscribe({
           next: (c) => {
             id = c.id;
+            last = c;
             seen.push(c.choices[0]?.delta.content ?? '');
           },
           error: resolve,
@@ -317,6 +319,11 @@ describe('inference chat completions over NATS, Postgres and mock-upstream', () 
     );
     expect(seen.join('')).toBe('one');
     expect(error).toMatchObject({ code: 'upstream_error' });
+    // The charge is told before the error: a chunk of usage alone, as the stream's last.
+    expect(last).toMatchObject({
+      choices: [],
+      usage: { prompt_tokens: 4, completion_tokens: 1, total_tokens: 5, cost_rub: 0.0012, cost: 0.0012 },
+    });
     // No usage was reported before the cut, so both counts are estimated (never the reservation's bound): the prompt's
     // 16 bytes as 4 tokens and 'one' as 1, at Mock Alpha's prices: 4 × 150/M + 1 × 600/M.
     expect(await app.eventOf(id)).toMatchObject({

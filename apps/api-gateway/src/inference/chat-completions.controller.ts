@@ -33,7 +33,7 @@ export class ChatCompletionsController {
   @ApiOperation({
     summary: 'Create a chat completion',
     description:
-      'Sends a conversation and returns a completion. With `stream: true` the answer is Server-Sent Events: one `data: <chat.completion.chunk>` per increment, the last chunk carrying usage with cost_rub, then `data: [DONE]`.',
+      'Sends a conversation and returns a completion. With `stream: true` the answer is Server-Sent Events: one `data: <chat.completion.chunk>` per increment, the last chunk carrying usage with cost_rub, then `data: [DONE]`. A stream the provider breaks off after output ends with a chunk of usage alone (what was produced is charged) and an error event, without `[DONE]`.',
   })
   @ApiOkResponse({
     description: 'The completion, or with stream true an event stream of ChatCompletionChunkDto',

@@ -80,7 +80,7 @@ type AnswerEnd =
       outcome: GenerationOutcome;
     }
   | { kind: 'cancelled' }
-  | { kind: 'broken'; error: DomainError };
+  | { kind: 'broken'; error: DomainError; usage: UpstreamUsage; cost: Decimal };
 
 /**
  * One chat generation: resolve the model, hold about what it will cost, call the providers in
@@ -200,13 +200,13 @@ export class ChatCompletionService {
       return;
     }
     const { route } = end;
-    const chunk = (choice: Chunk['choices'][number], usage?: Chunk['usage']): Chunk => ({
+    const chunk = (choices: Chunk['choices'], usage?: Chunk['usage']): Chunk => ({
       id: generation.id,
       object: 'chat.completion.chunk',
       created: Math.floor(generation.startedAt.getTime() / 1000),
       model: generation.model.entry.id,
       provider: route.name,
-      choices: [choice],
+      choices,
       ...(usage ? { usage } : {}),
     });
     let roleSent = false;
@@ -223,7 +223,7 @@ export class ChatCompletionService {
           ...(event.toolCalls ? { tool_calls: event.toolCalls } : {}),
         };
         roleSent = true;
-        subscriber.next({ chunk: chunk({ index: 0, delta, finish_reason: null }), promptTokens });
+        subscriber.next({ chunk: chunk([{ index: 0, delta, finish_reason: null }]), promptTokens });
       },
     );
     if (answer.kind === 'cancelled') {
@@ -232,16 +232,23 @@ export class ChatCompletionService {
       return;
     }
     if (answer.kind === 'broken') {
+      // What was produced before the cut is charged, so the stream says how much before its error event.
+      subscriber.next({
+        chunk: chunk([], this.usageWithCost(answer.usage, answer.cost)),
+        promptTokens: answer.usage.prompt_tokens,
+      });
       subscriber.error(answer.error);
       return;
     }
     subscriber.next({
       chunk: chunk(
-        {
-          index: 0,
-          delta: roleSent ? {} : { role: 'assistant', content: '' },
-          finish_reason: answer.finishReason,
-        },
+        [
+          {
+            index: 0,
+            delta: roleSent ? {} : { role: 'assistant', content: '' },
+            finish_reason: answer.finishReason,
+          },
+        ],
         this.usageWithCost(answer.usage, answer.cost),
       ),
       promptTokens: answer.usage.prompt_tokens,
@@ -339,7 +346,7 @@ export class ChatCompletionService {
       }
       return {
         kind: 'broken',
-        error: await this.brokenOff(generation, route, failure, usage, promptTokens, text),
+        ...(await this.brokenOff(generation, route, failure, usage, promptTokens, text)),
       };
     }
     if (outOfFunds) {
@@ -506,7 +513,7 @@ export class ChatCompletionService {
     usage: UpstreamUsage | null,
     promptTokens: number,
     text: string,
-  ): Promise<DomainError> {
+  ): Promise<{ error: DomainError; usage: UpstreamUsage; cost: Decimal }> {
     const error = upstreamDomainError(failure, true);
     const produced = producedUsageAndCost(route, usage, promptTokens, text, generation.reserved);
     await this.finish(generation, {
@@ -517,7 +524,7 @@ export class ChatCompletionService {
       cost: produced.cost,
       error: { code: error.code, message: error.message },
     });
-    return error;
+    return { error, ...produced };
   }
 
   /**
