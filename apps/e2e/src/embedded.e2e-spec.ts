@@ -251,6 +251,31 @@ describe('embedded mode (npm start)', () => {
     }
   });
 
+  it("answers 200 to every request example of the chat-style operations, as Swagger UI's Try it out sends it", async () => {
+    const doc = (await http('GET', `${api}/docs-json`)).body;
+    const origin = api.slice(0, -'/api'.length);
+    for (const path of ['/api/v1/chat/completions', '/api/v1/responses', '/api/v1/messages']) {
+      const operation = doc.paths[path].post;
+      expect(Object.keys(operation.responses['200'].content)).toEqual([
+        'application/json',
+        'text/event-stream',
+      ]);
+      const examples = Object.values<{ value: unknown }>(
+        operation.requestBody.content['application/json'].examples ?? {},
+      );
+      expect(examples.length).toBeGreaterThan(0);
+      for (const { value } of examples) {
+        const answer = await http('POST', `${origin}${path}`, { token: apiKey, body: value });
+        expect({ path, value, status: answer.status }).toEqual({ path, value, status: 200 });
+      }
+    }
+    expect(doc.components.schemas.ChatMessageDto.properties.refusal).toMatchObject({
+      type: 'string',
+      nullable: true,
+    });
+    expect(doc.components.schemas.EmbeddingRequestDto.properties.dimensions.type).toBe('integer');
+  });
+
   it('keeps the demo key across a restart', async () => {
     await app.stop();
     const again = await start();

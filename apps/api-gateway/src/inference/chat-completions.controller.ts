@@ -1,5 +1,12 @@
 import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
-import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import {
+  ApiBody,
+  ApiExtraModels,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  getSchemaPath,
+} from '@nestjs/swagger';
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest } from '@gw/contracts';
 import { InferenceContracts, Principal } from '@gw/contracts';
 import { ChatCompletionChunkDto, ChatCompletionDto, ChatCompletionRequestDto } from '@gw/dto';
@@ -19,7 +26,7 @@ const CHAT_COMPLETIONS: GenerationRoute<ChatCompletionRequest, ChatCompletion, C
 };
 
 @ApiTags('chat')
-@ApiExtraModels(ChatCompletionChunkDto)
+@ApiExtraModels(ChatCompletionDto, ChatCompletionChunkDto)
 @Controller()
 export class ChatCompletionsController {
   constructor(
@@ -35,6 +42,31 @@ export class ChatCompletionsController {
     description:
       'Sends a conversation and returns a completion. With `stream: true` the answer is Server-Sent Events: one `data: <chat.completion.chunk>` per increment, the last chunk carrying usage with cost_rub, then `data: [DONE]`. A stream the provider breaks off after output ends with a chunk of usage alone (what was produced is charged) and an error event, without `[DONE]`.',
   })
+  // Swagger UI's "Try it out" starts from the first example; without one it builds a body of every property's example.
+  @ApiBody({
+    type: ChatCompletionRequestDto,
+    examples: {
+      messages: {
+        summary: 'A conversation',
+        value: { model: 'demo/chat', messages: [{ role: 'user', content: 'Hello, gateway!' }] },
+      },
+      stream: {
+        summary: 'Streamed',
+        value: { model: 'demo/chat', messages: [{ role: 'user', content: 'Hello, gateway!' }], stream: true },
+      },
+      prompt: {
+        summary: 'A prompt instead of messages, with a token limit',
+        value: { model: 'demo/chat', prompt: 'Say hello', max_tokens: 64, temperature: 0.2 },
+      },
+      routed: {
+        summary: 'Provider routing by alias',
+        value: {
+          model: 'demo/chat@provider=Mock Beta&allow_fallbacks=false',
+          messages: [{ role: 'user', content: 'Hello' }],
+        },
+      },
+    },
+  })
   @ApiOkResponse({
     description: 'The completion, or with stream true an event stream of ChatCompletionChunkDto',
     content: {
@@ -46,7 +78,6 @@ export class ChatCompletionsController {
         },
       },
     },
-    type: ChatCompletionDto,
   })
   @ApiPaidGenerationErrors('Invalid body or unknown model')
   create(

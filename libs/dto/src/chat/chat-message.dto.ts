@@ -83,6 +83,7 @@ export class ChatMessageDto {
   name?: string;
 
   @ApiPropertyOptional({
+    type: String,
     nullable: true,
     description:
       "An assistant's refusal as OpenAI returns it, so a returned message can be sent back as it is",

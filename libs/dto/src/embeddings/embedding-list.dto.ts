@@ -13,7 +13,7 @@ export class EmbeddingItemDto {
   })
   embedding!: number[] | string;
 
-  @ApiProperty({ example: 0, description: 'Position of the input this embeds' })
+  @ApiProperty({ type: 'integer', example: 0, description: 'Position of the input this embeds' })
   index!: number;
 }
 

@@ -68,6 +68,7 @@ export class EmbeddingRequestDto implements EmbeddingBody {
   encoding_format?: EmbeddingEncodingFormat;
 
   @ApiPropertyOptional({
+    type: 'integer',
     minimum: 1,
     example: 256,
     description: "At most the model's maximum; only for models that take it",

@@ -40,7 +40,11 @@ export class HistoryDetailDto implements HistoryDetail {
   @ApiProperty({ enum: ['sync', 'stream', 'async'], example: 'stream' })
   responseMode!: GenerationResponseMode;
 
-  @ApiProperty({ enum: ['completed', 'failed', 'cancelled'], example: 'completed' })
+  @ApiProperty({
+    enum: ['pending', 'processing', 'completed', 'failed', 'cancelled'],
+    example: 'completed',
+    description: 'Generation status; a chat, embedding or transcription is recorded once finished',
+  })
   status!: GenerationFinalStatus;
 
   @ApiProperty({

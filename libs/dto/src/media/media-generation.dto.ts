@@ -8,7 +8,7 @@ export class MediaGenerationErrorDto {
 /** The Generation record of the interface. */
 export class MediaGenerationDto {
   @ApiProperty({ example: 'gen-0b6c4f0e-2d1f-4f5e-9a57-1c0e3f9d2b11' }) id!: string;
-  @ApiProperty({ example: 'media.generation' }) object!: string;
+  @ApiProperty({ enum: ['media.generation'], example: 'media.generation' }) object!: 'media.generation';
   @ApiProperty({ enum: ['pending', 'processing', 'completed', 'failed', 'cancelled'] }) status!: string;
   @ApiProperty({ example: 1763830000 }) created!: number;
   @ApiProperty({ example: 'demo/video' }) model!: string;
