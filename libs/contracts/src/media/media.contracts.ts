@@ -2,7 +2,9 @@ import { IsString } from 'class-validator';
 import { rpc } from '../contract';
 import { type Principal, PrincipalField } from '../principal';
 
-export type MediaGenerationStatus = 'pending' | 'processing' | 'completed' | 'failed' | 'cancelled';
+/** A generation's status values, as the interface lists them. */
+export const GENERATION_STATUSES = ['pending', 'processing', 'completed', 'failed', 'cancelled'] as const;
+export type MediaGenerationStatus = (typeof GENERATION_STATUSES)[number];
 
 export class GetMediaGenerationRequest {
   @PrincipalField()

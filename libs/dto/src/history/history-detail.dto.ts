@@ -1,10 +1,11 @@
 import { ApiProperty } from '@nestjs/swagger';
-import type {
-  GenerationFinalStatus,
-  GenerationRequestType,
-  GenerationResponseMode,
-  HistoryDetail,
-  TokenUsage,
+import {
+  GENERATION_STATUSES,
+  type GenerationFinalStatus,
+  type GenerationRequestType,
+  type GenerationResponseMode,
+  type HistoryDetail,
+  type TokenUsage,
 } from '@gw/contracts';
 import { TokenUsageDto } from './history-item.dto';
 import { HISTORY_REQUEST_TYPES } from './history-query.dto';
@@ -41,7 +42,7 @@ export class HistoryDetailDto implements HistoryDetail {
   responseMode!: GenerationResponseMode;
 
   @ApiProperty({
-    enum: ['pending', 'processing', 'completed', 'failed', 'cancelled'],
+    enum: GENERATION_STATUSES,
     example: 'completed',
     description: 'Generation status; a chat, embedding or transcription is recorded once finished',
   })

@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { GENERATION_STATUSES } from '@gw/contracts';
 
 export class MediaGenerationErrorDto {
   @ApiProperty({ example: 'BAD_GATEWAY' }) code!: string;
@@ -9,7 +10,7 @@ export class MediaGenerationErrorDto {
 export class MediaGenerationDto {
   @ApiProperty({ example: 'gen-0b6c4f0e-2d1f-4f5e-9a57-1c0e3f9d2b11' }) id!: string;
   @ApiProperty({ enum: ['media.generation'], example: 'media.generation' }) object!: 'media.generation';
-  @ApiProperty({ enum: ['pending', 'processing', 'completed', 'failed', 'cancelled'] }) status!: string;
+  @ApiProperty({ enum: GENERATION_STATUSES }) status!: string;
   @ApiProperty({ example: 1763830000 }) created!: number;
   @ApiProperty({ example: 'demo/video' }) model!: string;
   @ApiPropertyOptional({ example: 1763830042 }) completed_at?: number;
