@@ -1,22 +1,31 @@
 import { type MessageHandler, ServerNats } from '@nestjs/microservices';
 import { DomainError } from '@gw/contracts';
-import { catchError, defer, from, mergeMap, type Observable, throwError } from 'rxjs';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { catchError, concatMap, defer, from, mergeMap, type Observable, throwError } from 'rxjs';
 import { type BlobStore } from '../blobs/blob-store';
-import { isClaimCheck, redeemClaimCheck } from './claim-checks';
+import { ClaimCheckSender, isClaimCheck, redeemClaimCheck } from './claim-checks';
 
 type NatsServerOptions = ConstructorParameters<typeof ServerNats>[0];
 
 /**
- * Nest's NATS server that redeems a request's claim check (claim-checks.ts) before the handler sees
- * the message, so handlers, pipes and validation read the payload as if it had crossed the bus
- * whole. A claim check that cannot be redeemed is answered as an error, like any handler's.
+ * Nest's NATS server with claim checks (claim-checks.ts) both ways: a request's is redeemed before
+ * the handler sees the message, so handlers, pipes and validation read the payload as if it had
+ * crossed the bus whole, and a reply or stream piece too large for the bus is staged and crosses as
+ * a claim check that the caller's RpcClient redeems. A claim check that cannot be redeemed or
+ * staged is answered as an error, like any handler's.
  */
 export class ClaimCheckServerNats extends ServerNats {
+  private readonly replies: ClaimCheckSender;
+
   constructor(
     options: NatsServerOptions,
     private readonly blobs: BlobStore | null,
   ) {
     super(options);
+    this.replies = new ClaimCheckSender(
+      blobs,
+      async () => this.unwrap<NatsConnection>().info?.max_payload ?? 1024 * 1024,
+    );
   }
 
   /** Our subjects are never JSON: Nest's own lookup tries JSON.parse on each and pays for a SyntaxError per message. */
@@ -28,17 +37,19 @@ export class ClaimCheckServerNats extends ServerNats {
     const handler = super.getHandlerByPattern(pattern);
     // Events go to every replica, so none may delete what another has still to read; they stay small.
     if (!handler || handler.isEventHandler) return handler;
-    const redeeming = ((data: unknown, context: unknown) =>
-      isClaimCheck(data)
-        ? defer(() => from(redeemClaimCheck(this.blobs, data))).pipe(
-            mergeMap((payload) => from(handler(payload, context)).pipe(mergeMap(asObservable))),
-            // A failure to redeem leaves as the coded payload RpcClient reads; a handler's errors already are.
-            catchError((err: unknown) =>
-              throwError(() => (err instanceof DomainError ? err.toPayload() : err)),
-            ),
-          )
-        : handler(data, context)) as MessageHandler;
-    return Object.assign(redeeming, { isEventHandler: false, extras: handler.extras, next: handler.next });
+    const claimChecked = (async (data: unknown, context: unknown) =>
+      defer(() => (isClaimCheck(data) ? from(redeemClaimCheck(this.blobs, data)) : from([data]))).pipe(
+        mergeMap((payload) => from(handler(payload, context)).pipe(mergeMap(asObservable))),
+        // In order: a stream's pieces must not overtake one another while a large one is staged.
+        concatMap((reply) => from(this.replies.reply(reply))),
+        // A claim check that failed leaves as the coded payload RpcClient reads; a handler's errors already are.
+        catchError((err: unknown) => throwError(() => (err instanceof DomainError ? err.toPayload() : err))),
+      )) as MessageHandler;
+    return Object.assign(claimChecked, {
+      isEventHandler: false,
+      extras: handler.extras,
+      next: handler.next,
+    });
   }
 }
 

@@ -11,7 +11,7 @@ import {
   type TestS3,
   uniqueSuffix,
 } from '@gw/testing';
-import { IsString } from 'class-validator';
+import { IsInt, IsString } from 'class-validator';
 import { createHash } from 'node:crypto';
 import { from, lastValueFrom, toArray } from 'rxjs';
 import { type BlobStore } from '../blobs/blob-store';
@@ -31,6 +31,12 @@ class TextRequest {
 const suffix = uniqueSuffix();
 const Digest = rpc<TextRequest, { length: number; sha256: string }>(`test.${suffix}.digest`, TextRequest);
 const Pieces = stream<TextRequest, number>(`test.${suffix}.pieces`, TextRequest);
+class SizeRequest {
+  @IsInt()
+  bytes!: number;
+}
+const Large = rpc<SizeRequest, { text: string }>(`test.${suffix}.large`, SizeRequest);
+const LargePieces = stream<SizeRequest, { text: string }>(`test.${suffix}.large-pieces`, SizeRequest);
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -44,6 +50,17 @@ class DigestHandler {
   @HandlesRpc(Pieces)
   pieces(request: TextRequest) {
     return from([request.text.length, 1, 2]);
+  }
+
+  @HandlesRpc(Large)
+  large(request: SizeRequest) {
+    return { text: text(request.bytes) };
+  }
+
+  /** A small piece, one above the bus's limit, and a small one again. */
+  @HandlesRpc(LargePieces)
+  largePieces(request: SizeRequest) {
+    return from([{ text: 'first' }, { text: text(request.bytes) }, { text: 'last' }]);
   }
 }
 
@@ -59,8 +76,12 @@ describe('claim checks over NATS with its default 1 MB max_payload and s3rver', 
   let blobs: BlobStore;
   const closers: Array<() => Promise<void>> = [];
 
-  /** A service and a client on the private nats-server, each with or without the blob store. */
+  /**
+   * A service and a client on the private nats-server, each with or without the blob store. The
+   * previous test's pair is closed first: its service would answer too, and stage a reply no one reads.
+   */
   async function connect(serviceBlobs: BlobStore | undefined, clientBlobs: BlobStore | undefined) {
+    for (const close of closers.splice(0)) await close();
     const options = (stage?: BlobStore): TransportOptions => ({
       kind: 'nats',
       servers: nats.url,
@@ -143,6 +164,31 @@ describe('claim checks over NATS with its default 1 MB max_payload and s3rver', 
       2,
     ]);
     await noLeftovers();
+  });
+
+  it.each([
+    ['1.1 MB', 1_100_000],
+    ['5 MB', 5_000_000],
+  ])('answers with a %s reply whole and leaves no object behind', async (_label, bytes) => {
+    const client = await connect(blobs, blobs);
+    await expect(client.request(Large, { bytes })).resolves.toEqual({ text: text(bytes) });
+    await noLeftovers();
+  });
+
+  it('streams a piece above the limit in its place among the small ones', async () => {
+    const client = await connect(blobs, blobs);
+    await expect(
+      lastValueFrom(client.stream(LargePieces, { bytes: 2_000_000 }).pipe(toArray())),
+    ).resolves.toEqual([{ text: 'first' }, { text: text(2_000_000) }, { text: 'last' }]);
+    await noLeftovers();
+  });
+
+  it('answers 413 at once for a reply above the limit from a service without a blob store', async () => {
+    const client = await connect(undefined, blobs);
+    await expect(client.request(Large, { bytes: 1_500_000 })).rejects.toMatchObject({
+      code: 'payload_too_large',
+      status: 413,
+    });
   });
 
   it('refuses with 413 a large request from an app without a blob store, before sending it', async () => {

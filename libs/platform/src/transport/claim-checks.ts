@@ -1,11 +1,12 @@
 import { Logger } from '@nestjs/common';
 import { DomainError } from '@gw/contracts';
 import { Readable } from 'node:stream';
+import { concatMap, from, type MonoTypeOperatorFunction, of } from 'rxjs';
 import { type BlobStore, isTransientBlobKey, transientBlobKey } from '../blobs/blob-store';
 
 /**
- * What travels instead of a request payload too large for the bus: the key of a transient
- * blob-store object holding the payload's JSON.
+ * What travels instead of a request, a reply or a stream piece too large for the bus: the key of a
+ * transient blob-store object holding its JSON.
  */
 export interface ClaimCheck {
   $claimCheck: { key: string; bytes: number };
@@ -37,10 +38,11 @@ export interface OutgoingPayload {
 const noRelease = () => undefined;
 
 /**
- * The sending side of the claim check (docs/decisions.md, claim checks): a request payload whose
- * JSON exceeds the bus's message limit is written to the blob store under a transient key and the
- * key is sent instead. The sender deletes the object when the call ends, the receiver as soon as it
- * has read it; a crash in between leaves it to the transient sweeper.
+ * The sending side of the claim check (docs/decisions.md, claim checks): a message whose JSON
+ * exceeds the bus's message limit is written to the blob store under a transient key and the key is
+ * sent instead. The receiver deletes the object as soon as it has read it. For a request the sender
+ * deletes it again when the call ends (the call may have found no service); a reply has no such end
+ * on its sender's side. A crash in between leaves the object to the transient sweeper.
  */
 export class ClaimCheckSender {
   private readonly logger = new Logger('ClaimChecks');
@@ -52,21 +54,10 @@ export class ClaimCheckSender {
   ) {}
 
   async outgoing(subject: string, payload: object): Promise<OutgoingPayload> {
-    const limit = (await this.maxMessageBytes()) - CLAIM_CHECK_MARGIN_BYTES;
-    const json = JSON.stringify(payload);
-    // A string has at most 3 bytes per UTF-16 unit: most payloads are decided without counting.
-    if (json.length * 3 <= limit) return { payload, release: noRelease };
-    const bytes = Buffer.byteLength(json);
-    if (bytes <= limit) return { payload, release: noRelease };
-    if (!this.blobs)
-      throw new DomainError(
-        'payload_too_large',
-        `The request is ${bytes} bytes; the bus between the services carries at most ${limit}`,
-      );
-    const key = transientBlobKey();
-    await this.blobs.put(key, Readable.from([Buffer.from(json)]), 'application/json');
-    const blobs = this.blobs;
-    const check: ClaimCheck = { $claimCheck: { key, bytes } };
+    const check = await this.stage(payload, 'request');
+    if (!check) return { payload, release: noRelease };
+    const blobs = this.blobs as BlobStore;
+    const key = check.$claimCheck.key;
     return {
       payload: check,
       release: () =>
@@ -79,17 +70,45 @@ export class ClaimCheckSender {
           ),
     };
   }
+
+  /** A reply or a stream piece as it crosses: itself, or a claim check its receiver redeems and deletes. */
+  async reply(payload: unknown): Promise<unknown> {
+    return (await this.stage(payload, 'answer')) ?? payload;
+  }
+
+  /** The claim check of a payload too large for the bus, its object written; null when it fits. */
+  private async stage(payload: unknown, what: 'request' | 'answer'): Promise<ClaimCheck | null> {
+    const limit = (await this.maxMessageBytes()) - CLAIM_CHECK_MARGIN_BYTES;
+    const json = JSON.stringify(payload) as string | undefined;
+    // A string has at most 3 bytes per UTF-16 unit: most payloads are decided without counting.
+    if (json === undefined || json.length * 3 <= limit) return null;
+    const bytes = Buffer.byteLength(json);
+    if (bytes <= limit) return null;
+    if (!this.blobs)
+      throw new DomainError(
+        'payload_too_large',
+        `The ${what} is ${bytes} bytes; the bus between the services carries at most ${limit}`,
+      );
+    const key = transientBlobKey();
+    await this.blobs.put(key, Readable.from([Buffer.from(json)]), 'application/json');
+    return { $claimCheck: { key, bytes } };
+  }
 }
 
-/** The receiving side: the payload a claim check stands for, its object deleted once read. */
+/** Replaces each claim check among a call's replies by the reply it stands for, in order. */
+export function redeemingReplies(blobs: BlobStore | null): MonoTypeOperatorFunction<unknown> {
+  return concatMap((frame) => (isClaimCheck(frame) ? from(redeemClaimCheck(blobs, frame)) : of(frame)));
+}
+
+/** The receiving side: the message a claim check stands for, its object deleted once read. */
 export async function redeemClaimCheck(blobs: BlobStore | null, check: ClaimCheck): Promise<unknown> {
   if (!blobs)
     throw new DomainError(
       'payload_too_large',
-      `The request is ${check.$claimCheck.bytes} bytes, above the bus's limit, and this service has no blob store to take it`,
+      `The message is ${check.$claimCheck.bytes} bytes, above the bus's limit, and this service has no blob store to take it`,
     );
   const object = await blobs.get(check.$claimCheck.key);
-  if (!object) throw new DomainError('service_unavailable', 'The request was withdrawn before it was read');
+  if (!object) throw new DomainError('service_unavailable', 'The message was withdrawn before it was read');
   const chunks: Buffer[] = [];
   for await (const chunk of object.body as AsyncIterable<Buffer>) chunks.push(chunk);
   await blobs.delete(check.$claimCheck.key);

@@ -21,7 +21,7 @@ import {
   timeout,
   TimeoutError,
 } from 'rxjs';
-import { ClaimCheckSender } from './claim-checks';
+import { ClaimCheckSender, redeemingReplies } from './claim-checks';
 import { isHeartbeat } from './heartbeats';
 import { RPC_CLIENT_PROXY, TRANSPORT_OPTIONS, TransportOptions } from './transport-options';
 
@@ -93,7 +93,10 @@ export class RpcClient implements OnApplicationShutdown {
     );
   }
 
-  /** The proxy's send, with a payload too large for the bus sent by claim check and its object removed after the call. */
+  /**
+   * The proxy's send, with a payload too large for the bus sent by claim check and its object
+   * removed after the call, and each reply that came by claim check redeemed.
+   */
   private send<Frame>(subject: string, payload: object): Observable<Frame> {
     const claimChecks = this.claimChecks;
     if (!claimChecks) return this.proxy.send<Frame, object>(subject, payload);
@@ -101,7 +104,8 @@ export class RpcClient implements OnApplicationShutdown {
       mergeMap((outgoing) =>
         this.proxy.send<Frame, object>(subject, outgoing.payload).pipe(finalize(outgoing.release)),
       ),
-    );
+      redeemingReplies(this.options.kind === 'nats' ? (this.options.blobs ?? null) : null),
+    ) as Observable<Frame>;
   }
 
   async onApplicationShutdown(): Promise<void> {
