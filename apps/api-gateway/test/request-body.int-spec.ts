@@ -1,13 +1,131 @@
-import { type INestApplication } from '@nestjs/common';
-import { InProcessBus } from '@gw/platform';
+import { Controller, type INestApplication, type INestMicroservice, Module } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import {
+  apiKeyHash,
+  AuthContracts,
+  DomainError,
+  type ResolvedApiKey,
+  type ResolveApiKeyRequest,
+} from '@gw/contracts';
+import { InProcessBus, startService, type TransportOptions } from '@gw/platform';
 import { request as httpRequest } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { ApiGatewayEnv, createApiGatewayApp } from '../src/api-gateway.module';
 
-// Bodies are read only after routing and authentication. The gateway alone (no service behind
-// its bus) shows it: a client declares a large body, sends a little of it and waits for the answer.
+// Bodies are read only after routing and authentication. The gateway alone (only a stand-in for
+// auth's key lookup behind its bus, no storage service) shows it: a client declares a large body,
+// sends a little of it and waits for the answer.
 const ADMIN_TOKEN = 'admin-token-of-the-request-body-spec';
+const API_KEY = 'sk-request-body-spec-key';
 const silent = { log: () => undefined, error: () => undefined, warn: () => undefined };
 const MB = 1024 * 1024;
+
+@Controller()
+class AuthStandIn {
+  @MessagePattern(AuthContracts.resolveApiKey.subject)
+  resolve(@Payload() request: ResolveApiKeyRequest): ResolvedApiKey {
+    if (request.keyHash !== apiKeyHash(API_KEY)) throw new DomainError('invalid_api_key', 'Invalid API key');
+    return {
+      kind: 'api_key',
+      organizationId: '00000000-0000-4000-8000-000000000001',
+      apiKeyId: '00000000-0000-4000-8000-000000000002',
+      apiKeyName: 'spec key',
+      apiKeyShort: 'sk-r…key',
+      userId: null,
+    };
+  }
+}
+
+@Module({ controllers: [AuthStandIn] })
+class AuthStandInModule {}
+
+interface RawAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** One keep-alive connection spoken to byte by byte, so a test sees which request an answer belongs to. */
+class KeepAliveConnection {
+  private buffered = Buffer.alloc(0);
+  private ended = false;
+  private wake: () => void = () => undefined;
+
+  private constructor(private readonly socket: Socket) {
+    socket.on('data', (chunk: Buffer) => {
+      this.buffered = Buffer.concat([this.buffered, chunk]);
+      this.wake();
+    });
+    socket.on('close', () => {
+      this.ended = true;
+      this.wake();
+    });
+    socket.on('error', () => undefined);
+  }
+
+  static open(port: number): Promise<KeepAliveConnection> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => resolve(new KeepAliveConnection(socket)));
+      socket.once('error', reject);
+    });
+  }
+
+  send(bytes: Buffer | string): void {
+    this.socket.write(bytes);
+  }
+
+  /** The next answer on the connection, or null if none came within `waitMs` or the connection ended. */
+  async nextAnswer(waitMs: number): Promise<RawAnswer | null> {
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      const answer = this.takeAnswer();
+      if (answer || this.ended || Date.now() >= deadline) return answer;
+      await new Promise<void>((resolve) => {
+        this.wake = resolve;
+        setTimeout(resolve, deadline - Date.now());
+      });
+    }
+  }
+
+  destroy(): void {
+    this.socket.destroy();
+  }
+
+  private takeAnswer(): RawAnswer | null {
+    const headEnd = this.buffered.indexOf('\r\n\r\n');
+    if (headEnd === -1) return null;
+    const [statusLine, ...lines] = this.buffered.subarray(0, headEnd).toString().split('\r\n');
+    const headers = Object.fromEntries(
+      lines.map((line) => [
+        line.slice(0, line.indexOf(':')).toLowerCase(),
+        line.slice(line.indexOf(':') + 1).trim(),
+      ]),
+    );
+    const length = Number(headers['content-length'] ?? 0);
+    if (this.buffered.length < headEnd + 4 + length) return null;
+    const body = this.buffered.subarray(headEnd + 4, headEnd + 4 + length).toString();
+    this.buffered = this.buffered.subarray(headEnd + 4 + length);
+    return { status: Number(statusLine.split(' ')[1]), headers, body };
+  }
+}
+
+/** A whole multipart upload of `file` to the storage route, as one HTTP/1.1 request. */
+function uploadRequest(file: Buffer): Buffer {
+  const boundary = 'request-body-spec-boundary';
+  const body = Buffer.concat([
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="upload.bin"\r\n` +
+        'Content-Type: application/octet-stream\r\n\r\n',
+    ),
+    file,
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ]);
+  const head =
+    'POST /api/v1/storage/files HTTP/1.1\r\nHost: gateway\r\n' +
+    `Authorization: Bearer ${API_KEY}\r\n` +
+    `Content-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${body.length}\r\n\r\n`;
+  return Buffer.concat([Buffer.from(head), body]);
+}
 
 interface Answer {
   status: number;
@@ -16,6 +134,7 @@ interface Answer {
 }
 
 describe('request bodies at the HTTP edge', () => {
+  let auth: INestMicroservice;
   let gateway: INestApplication;
   let port: number;
   const open = new Set<{ destroy(): void }>();
@@ -25,10 +144,9 @@ describe('request bodies at the HTTP edge', () => {
       JWT_SECRET: 'request-body-spec-secret-0042',
       ADMIN_TOKEN,
     });
-    gateway = await createApiGatewayApp(
-      { env, transport: { kind: 'in-process', bus: new InProcessBus(), rpcTimeoutMs: 500 } },
-      silent,
-    );
+    const transport: TransportOptions = { kind: 'in-process', bus: new InProcessBus(), rpcTimeoutMs: 500 };
+    auth = await startService({ module: AuthStandInModule }, transport, 'auth', silent);
+    gateway = await createApiGatewayApp({ env, transport }, silent);
     await gateway.listen(0, '127.0.0.1');
     port = (gateway.getHttpServer().address() as { port: number }).port;
   });
@@ -38,7 +156,10 @@ describe('request bodies at the HTTP edge', () => {
     open.clear();
   });
 
-  afterAll(() => gateway.close());
+  afterAll(async () => {
+    await gateway.close();
+    await auth.close();
+  });
 
   /**
    * Declares `declared` bytes, sends only `sent` of them and resolves with the answer, or with
@@ -175,5 +296,26 @@ describe('request bodies at the HTTP edge', () => {
       waitMs: 300,
     });
     expect(elsewhere).toBeNull();
+  });
+
+  it('keeps serving a keep-alive connection after refusing an upload before its end', async () => {
+    // Not an image, audio or video (400), then a PNG while no storage service answers (503).
+    const files = [
+      Buffer.alloc(2 * MB, 'x'),
+      Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), Buffer.alloc(2 * MB)]),
+    ];
+    const connection = await KeepAliveConnection.open(port);
+    open.add(connection);
+    for (const [file, status] of [
+      [files[0], 400],
+      [files[1], 503],
+    ] as const) {
+      connection.send(uploadRequest(file));
+      const refused = await connection.nextAnswer(5_000);
+      expect(refused).toMatchObject({ status });
+      expect(refused?.headers.connection).not.toBe('close');
+      connection.send('GET /api/health HTTP/1.1\r\nHost: gateway\r\n\r\n');
+      expect(await connection.nextAnswer(2_000)).toMatchObject({ status: 200, body: '{"status":"ok"}' });
+    }
   });
 });

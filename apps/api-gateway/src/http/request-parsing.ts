@@ -77,19 +77,25 @@ function rejectUnsafePathOrQuery(request: Request, response: Response, next: Nex
 
 /**
  * A large body answered before it was read (unknown route, refused credential, a bound) closes its
- * connection, so the rest is never waited for. A small one is drained after the answer (Node
- * discards it, nothing is buffered), so a client that writes its whole body before reading still
+ * connection, so the rest is never waited for. A small one is drained after the answer (discarded
+ * as it arrives, nothing is buffered), so a client that writes its whole body before reading still
  * gets the answer and keeps its connection. Reading the body to its end keeps the connection too.
  */
 function closeUnlessBodyRead(request: Request, response: Response, next: NextFunction): void {
+  if (!hasBody(request)) return next();
   const declared = request.headers['content-length'];
-  const large = declared === undefined || Number(declared) > MAX_DRAINED_BODY_BYTES;
-  if (hasBody(request) && large) {
+  if (declared === undefined || Number(declared) > MAX_DRAINED_BODY_BYTES) {
     response.setHeader('Connection', 'close');
     request.once('end', () => {
       if (!response.headersSent) response.removeHeader('Connection');
     });
   }
+  // Node drains only a body nobody started to read. A route that stopped half way (an upload
+  // refused by its first bytes, or by a service that is down) leaves it paused, and the next
+  // request on the connection would wait behind it forever.
+  response.once('finish', () => {
+    if (!request.complete) request.resume();
+  });
   next();
 }
 
