@@ -143,6 +143,8 @@ describe('request bodies at the HTTP edge', () => {
     const env = Object.assign(new ApiGatewayEnv(), {
       JWT_SECRET: 'request-body-spec-secret-0042',
       ADMIN_TOKEN,
+      // The tests' clients on 127.0.0.x are both direct clients and, with X-Forwarded-For, proxies.
+      TRUSTED_PROXIES: 'loopback',
     });
     const transport: TransportOptions = { kind: 'in-process', bus: new InProcessBus(), rpcTimeoutMs: 500 };
     auth = await startService({ module: AuthStandInModule }, transport, 'auth', silent);
@@ -167,7 +169,15 @@ describe('request bodies at the HTTP edge', () => {
    */
   function partialPost(
     path: string,
-    options: { declared: number; sent: number; token?: string; localAddress?: string; waitMs?: number },
+    options: {
+      declared: number;
+      sent: number;
+      token?: string;
+      localAddress?: string;
+      forwardedFor?: string;
+      contentType?: string;
+      waitMs?: number;
+    },
   ): Promise<Answer | null> {
     return new Promise((resolve, reject) => {
       const request = httpRequest({
@@ -177,9 +187,10 @@ describe('request bodies at the HTTP edge', () => {
         method: 'POST',
         localAddress: options.localAddress,
         headers: {
-          'content-type': 'application/json',
+          'content-type': options.contentType ?? 'application/json',
           'content-length': String(options.declared),
           ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
+          ...(options.forwardedFor ? { 'x-forwarded-for': options.forwardedFor } : {}),
         },
       });
       open.add(request);
@@ -296,6 +307,65 @@ describe('request bodies at the HTTP edge', () => {
       waitMs: 300,
     });
     expect(elsewhere).toBeNull();
+  });
+
+  it('refuses a body declared over the route limit with 413 at once, even while every slot is taken', async () => {
+    const holding = await Promise.all(
+      ['127.0.0.10', '127.0.0.11', '127.0.0.12', '127.0.0.13'].map((localAddress) =>
+        partialPost('/api/v1/chat/completions', {
+          declared: 2 * MB,
+          sent: 1024,
+          token: API_KEY,
+          localAddress,
+          waitMs: 500,
+        }),
+      ),
+    );
+    expect(holding).toEqual([null, null, null, null]);
+    for (const [path, contentType, limit] of [
+      ['/api/v1/chat/completions', 'application/json', '4 MB'],
+      ['/api/v1/messages', 'application/json', '4 MB'],
+      ['/api/v1/audio/transcriptions', 'application/json', '40 MB'],
+      ['/api/v1/audio/transcriptions', 'multipart/form-data; boundary=b', '40 MB'],
+    ]) {
+      const answer = await partialPost(path, {
+        declared: 45 * MB,
+        sent: 1024,
+        token: API_KEY,
+        localAddress: '127.0.0.14',
+        contentType,
+      });
+      expect(answer).toMatchObject({
+        status: 413,
+        body: {
+          error: {
+            code: 'payload_too_large',
+            type: 'invalid_request_error',
+            message: `The request body is too large: this route takes at most ${limit}`,
+            param: null,
+          },
+        },
+      });
+      expect(answer?.headers['retry-after']).toBeUndefined();
+    }
+  });
+
+  it('counts large bodies per client address behind a trusted proxy, not per proxy', async () => {
+    const fromClient = (forwardedFor: string, waitMs?: number) =>
+      partialPost('/api/auth/login', {
+        declared: 2 * MB,
+        sent: 1024,
+        localAddress: '127.0.0.20',
+        forwardedFor,
+        waitMs,
+      });
+    const waiting = await Promise.all(Array.from({ length: 8 }, () => fromClient('203.0.113.1', 500)));
+    expect(waiting.every((answer) => answer === null)).toBe(true);
+    expect(await fromClient('203.0.113.1')).toMatchObject({
+      status: 429,
+      body: { error: { code: 'rate_limited' } },
+    });
+    expect(await fromClient('203.0.113.2', 300)).toBeNull();
   });
 
   it('keeps serving a keep-alive connection after refusing an upload before its end', async () => {

@@ -7,7 +7,7 @@ import { API_GATEWAY_ENV, ApiGatewayEnv } from '../api-gateway.env';
 import type { CredentialKeyed } from '../security/credential-key';
 import { LargeBodySlots } from './large-body-slots';
 import { REQUEST_BODY_LIMIT } from './request-body-limit.decorator';
-import { hasBody, readRequestBody } from './request-parsing';
+import { hasBody, readRequestBody, refuseDeclaredOverLimit } from './request-parsing';
 
 /** A body above this (declared, or sent without a length) holds one of the bounded slots while it is read. */
 const LARGE_BODY_BYTES = 1024 * 1024;
@@ -34,11 +34,13 @@ export class RequestBodyInterceptor implements NestInterceptor {
     const request = http.getRequest<Request & CredentialKeyed>();
     const response = http.getResponse<Response>();
     if (!hasBody(request)) return next.handle();
-    const limit =
-      this.reflector.getAllAndOverride<number | undefined>(REQUEST_BODY_LIMIT, [
-        context.getHandler(),
-        context.getClass(),
-      ]) ?? this.env.JSON_BODY_LIMIT_BYTES;
+    const routeLimit = this.reflector.getAllAndOverride<number | undefined>(REQUEST_BODY_LIMIT, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
+    const limit = routeLimit ?? this.env.JSON_BODY_LIMIT_BYTES;
+    // Before the slot: a body that can never fit is told so, never to retry.
+    refuseDeclaredOverLimit(request, limit, routeLimit !== undefined);
     this.holdSlotIfLarge(request, response);
     return from(readRequestBody(request, response, limit)).pipe(switchMap(() => next.handle()));
   }
@@ -47,7 +49,8 @@ export class RequestBodyInterceptor implements NestInterceptor {
   private holdSlotIfLarge(request: Request & CredentialKeyed, response: Response): void {
     const declared = request.headers['content-length'];
     if (declared !== undefined && Number(declared) <= LARGE_BODY_BYTES) return;
-    const address = request.socket.remoteAddress ?? 'unknown';
+    // The client address every per-address limit counts: behind a trusted proxy, the forwarded one.
+    const address = request.ip ?? 'unknown';
     const release = this.slots.tryAcquire(address, request.credentialKey ?? null);
     if (!release) {
       response.setHeader('Retry-After', '1');

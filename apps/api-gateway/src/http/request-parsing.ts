@@ -145,6 +145,21 @@ function jsonParser(limitBytes: number): RequestHandler {
 const formParser = urlencoded({ extended: false, limit: FORM_BODY_LIMIT });
 
 /**
+ * A body declared longer than the route takes can never be read: 413 at once, before it holds a
+ * large-body slot or a byte of it is read (body-parser would drain it all before answering).
+ * Multipart bodies are streamed and bounded by their routes (an upload by the storage service's
+ * slot); one over the limit of a route that sets its own (@RequestBodyLimit) is refused here too.
+ */
+export function refuseDeclaredOverLimit(
+  request: IncomingMessage,
+  limitBytes: number,
+  routeSetsLimit: boolean,
+): void {
+  if (mediaType(request) === MULTIPART && !routeSetsLimit) return;
+  if (Number(request.headers['content-length']) > limitBytes) throw bodyTooLarge(limitBytes);
+}
+
+/**
  * Reads a JSON or form body of at most `limitBytes` into `request.body` and checks it: an object,
  * no NUL character, lone surrogate or reserved key. A multipart body is left to its route.
  */
@@ -155,8 +170,6 @@ export async function readRequestBody(
 ): Promise<void> {
   const type = mediaType(request);
   if (!hasBody(request) || type === MULTIPART) return;
-  // body-parser would drain a too large body before it answers; a declared length is refused at once.
-  if (Number(request.headers['content-length']) > limitBytes) throw bodyTooLarge(limitBytes);
   await runParser(jsonParser(limitBytes), request, response, limitBytes);
   await runParser(formParser, request, response, FORM_BODY_LIMIT);
   const body: unknown = request.body;
