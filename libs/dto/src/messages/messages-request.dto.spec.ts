@@ -70,6 +70,16 @@ describe('MessagesRequestDto', () => {
     ],
     ['thinking with a budget', { ...base, thinking: { type: 'enabled', budget_tokens: 1024 } }],
     [
+      'an empty tool result and an empty prefilled answer',
+      {
+        ...base,
+        messages: [
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: '' }] },
+          { role: 'assistant', content: '' },
+        ],
+      },
+    ],
+    [
       'metadata.user_id, stream and provider routing',
       { ...base, metadata: { user_id: 'u' }, stream: true, provider: { only: ['Mock Alpha'] } },
     ],
@@ -114,6 +124,25 @@ describe('MessagesRequestDto', () => {
       'messages[0].content[0].type',
     ],
     ['an empty content array', { ...base, messages: [{ role: 'user', content: [] }] }, 'messages[0].content'],
+    ['an empty user message', { ...base, messages: [{ role: 'user', content: '' }] }, 'messages[0].content'],
+    [
+      'an empty text block',
+      { ...base, messages: [{ role: 'user', content: [{ type: 'text', text: '' }] }] },
+      'messages[0].content[0].text',
+    ],
+    [
+      'an empty text block in a tool result',
+      {
+        ...base,
+        messages: [
+          {
+            role: 'user',
+            content: [{ type: 'tool_result', tool_use_id: 't', content: [{ type: 'text', text: '' }] }],
+          },
+        ],
+      },
+      'messages[0].content[0].content[0].text',
+    ],
     ['temperature above 1', { ...base, temperature: 1.5 }, 'temperature'],
     ['a system block that is not text', { ...base, system: [{ type: 'image' }] }, 'system[0]'],
     ['a tool without input_schema', { ...base, tools: [{ name: 'f' }] }, 'tools[0].input_schema'],

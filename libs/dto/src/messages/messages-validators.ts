@@ -46,7 +46,8 @@ function blockProblem(block: unknown, path: string, role: unknown, nested: boole
   if (!isPlainObject(block)) return `${path} must be an object`;
   switch (block.type) {
     case 'text':
-      return isString(block.text) ? null : `${path}.text must be a string`;
+      if (!isString(block.text)) return `${path}.text must be a string`;
+      return block.text === '' ? `${path}.text must not be empty` : null;
     case 'image':
       return imageProblem(block, path);
     case 'tool_use':
@@ -69,10 +70,14 @@ function blockProblem(block: unknown, path: string, role: unknown, nested: boole
   }
 }
 
+/**
+ * Anthropic refuses empty text: a user message and every text block say something. An assistant's
+ * string may be empty, as Anthropic allows of the final (prefilled) turn; a tool result may be empty.
+ */
 function contentProblem(content: unknown, path: string, role: unknown, nested = false): string | null {
-  if (isString(content)) return null;
+  if (isString(content))
+    return content === '' && !nested && role === 'user' ? `${path} must not be empty` : null;
   if (!Array.isArray(content)) return `${path} must be a string or an array of content blocks`;
-  // A message says something; a tool result may be empty.
   if (content.length === 0 && !nested) return `${path} must not be empty`;
   for (const [index, block] of content.entries()) {
     const problem = blockProblem(block, `${path}[${index}]`, role, nested);
