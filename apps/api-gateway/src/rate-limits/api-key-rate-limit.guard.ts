@@ -7,8 +7,11 @@ import { ApiKeyRateLimitOverrides } from './api-key-rate-limit-overrides';
 import { tooManyRequests } from './too-many-requests';
 
 const MINUTE_MS = 60_000;
-/** Longer than any request may take (streams included); a lease of a replica that died ends then. */
-const LEASE_TTL_MS = 15 * MINUTE_MS;
+/**
+ * The slots of a replica that died free within this. A running request's lease is renewed every
+ * third of it (RateLimiter), so a request may run as long as it likes.
+ */
+const LEASE_TTL_MS = 9_000;
 
 /**
  * Requests per minute and concurrent requests of an API key and of its organization, shared by

@@ -41,13 +41,43 @@ describe('RateLimiter', () => {
     expect((await limiter.admit('key', onePerWindow)).admitted).toBe(false);
   });
 
-  it('stops counting a lease that was never released once its time is up', async () => {
-    const limiter = new RateLimiter(new InMemoryRateLimitStore());
-    const shortLeases = { ...policy, requestsPerWindow: 0, concurrent: 1, leaseTtlMs: 50 };
-    expect((await limiter.admit('key', shortLeases)).admitted).toBe(true);
-    expect((await limiter.admit('key', shortLeases)).admitted).toBe(false);
-    await new Promise((resolve) => setTimeout(resolve, 60));
-    expect((await limiter.admit('key', shortLeases)).admitted).toBe(true);
+  describe('with the clock in hand', () => {
+    beforeEach(() => jest.useFakeTimers({ now: 1_000_000 }));
+    afterEach(() => jest.useRealTimers());
+    const oneSlot = { ...policy, requestsPerWindow: 0, concurrent: 1, leaseTtlMs: 9_000 };
+
+    it('renews the lease of a running request, and frees the slot of a replica that stopped within a lease', async () => {
+      const store = new InMemoryRateLimitStore();
+      const [crashing, surviving] = [new RateLimiter(store), new RateLimiter(store)];
+      expect((await crashing.admit('key', oneSlot)).admitted).toBe(true);
+      await jest.advanceTimersByTimeAsync(5 * oneSlot.leaseTtlMs);
+      expect((await surviving.admit('key', oneSlot)).admitted).toBe(false);
+
+      crashing.onApplicationShutdown();
+      await jest.advanceTimersByTimeAsync(oneSlot.leaseTtlMs);
+      expect((await surviving.admit('key', oneSlot)).admitted).toBe(true);
+    });
+
+    it('tells a refused request when a slot is likely to free, from how long requests hold one', async () => {
+      const limiter = new RateLimiter(new InMemoryRateLimitStore());
+      const refusedAfter = async () => {
+        const refused = await limiter.admit('key', oneSlot);
+        if (refused.admitted) throw new Error('the slot is taken');
+        return refused.retryAfterMs;
+      };
+      const first = await limiter.admit('key', oneSlot);
+      if (!first.admitted) throw new Error('the first was admitted');
+      // Nothing learned yet: at the latest when the lease lapses, never more than a lease away.
+      expect(await refusedAfter()).toBeLessThanOrEqual(oneSlot.leaseTtlMs);
+      await jest.advanceTimersByTimeAsync(2_000);
+      await first.release();
+
+      expect((await limiter.admit('key', oneSlot)).admitted).toBe(true);
+      await jest.advanceTimersByTimeAsync(500);
+      expect(await refusedAfter()).toBe(1_500);
+      await jest.advanceTimersByTimeAsync(20_000);
+      expect(await refusedAfter()).toBe(0);
+    });
   });
 });
 

@@ -1,3 +1,4 @@
+import { type OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { type RateLimitStore } from './rate-limit-store';
 
@@ -8,7 +9,10 @@ export interface RateLimitPolicy {
   windowMs: number;
   /** Requests holding a lease at once. */
   concurrent: number;
-  /** A lease not released by then (its replica died) stops counting. */
+  /**
+   * A lease lapses this long after it was taken or last renewed. The replica holding it renews it
+   * every third of this while the request runs, so the slots of a replica that died free within it.
+   */
   leaseTtlMs: number;
 }
 
@@ -28,11 +32,26 @@ const UNLIMITED: Admission = {
   cancel: () => Promise.resolve(),
 };
 
+/** A request's slot: when it was admitted, and when it lapses unless its replica renews it. */
+type Slot = [admittedAt: number, expiresAt: number];
+
 /** One record per limited subject: the current window's count and the leases held now. */
 interface LimitRecord {
   windowStart: number;
   count: number;
-  leases: Record<string, number>;
+  slots: Record<string, Slot>;
+  /** How long this subject's requests held their slot lately (a moving average), to tell a refused client when one frees. */
+  typicalHoldMs?: number;
+}
+
+/** Weight of the latest request in `typicalHoldMs`. */
+const HOLD_AVERAGE_WEIGHT = 0.2;
+
+/** The leases this replica holds on one subject, renewed together: one update per subject and period. */
+interface HeldSlots {
+  policy: RateLimitPolicy;
+  slotIds: Set<string>;
+  renewal: NodeJS.Timeout;
 }
 
 /**
@@ -40,7 +59,9 @@ interface LimitRecord {
  * address), counted in a RateLimitStore so that every replica sharing the store shares the limit.
  * A refused request is not counted. Both limits live in one record, so an admission is one update.
  */
-export class RateLimiter {
+export class RateLimiter implements OnApplicationShutdown {
+  private readonly held = new Map<string, HeldSlots>();
+
   constructor(private readonly store: RateLimitStore) {}
 
   async admit(key: string, policy: RateLimitPolicy): Promise<Admission> {
@@ -54,10 +75,11 @@ export class RateLimiter {
       return {
         ...record,
         count: record.count + 1,
-        leases: policy.concurrent > 0 ? { ...record.leases, [leaseId]: now + policy.leaseTtlMs } : {},
+        slots: policy.concurrent > 0 ? { ...record.slots, [leaseId]: [now, now + policy.leaseTtlMs] } : {},
       };
     });
     if (refusal) return refusal;
+    if (policy.concurrent > 0) this.hold(key, policy, leaseId);
     const counted = { windowStart: written.windowStart, leaseId };
     return {
       admitted: true,
@@ -72,17 +94,68 @@ export class RateLimiter {
     counted: { windowStart: number; leaseId: string },
     uncount: boolean,
   ): Promise<void> {
+    this.letGo(key, counted.leaseId);
     if (policy.concurrent <= 0 && !uncount) return;
     await this.store.update<LimitRecord>(key, recordTtl(policy), (current, now) => {
       const record = live(current, policy, now);
-      const { [counted.leaseId]: _given, ...leases } = record.leases;
+      const { [counted.leaseId]: given, ...slots } = record.slots;
       const sameWindow = record.windowStart === counted.windowStart;
       return {
         ...record,
         count: uncount && sameWindow ? Math.max(0, record.count - 1) : record.count,
-        leases,
+        slots,
+        typicalHoldMs:
+          given && !uncount ? averaged(record.typicalHoldMs, now - given[0]) : record.typicalHoldMs,
       };
     });
+  }
+
+  /** Stops renewing: the leases this replica holds lapse as a dead replica's do. */
+  onApplicationShutdown(): void {
+    for (const subject of this.held.values()) clearInterval(subject.renewal);
+    this.held.clear();
+  }
+
+  private hold(key: string, policy: RateLimitPolicy, slotId: string): void {
+    let subject = this.held.get(key);
+    if (!subject) {
+      const renewal = setInterval(() => void this.renew(key), Math.max(1, policy.leaseTtlMs / 3));
+      // A renewal must not keep a stopping process alive; its leases lapse as they should.
+      renewal.unref();
+      subject = { policy, slotIds: new Set(), renewal };
+      this.held.set(key, subject);
+    }
+    subject.slotIds.add(slotId);
+  }
+
+  private letGo(key: string, slotId: string): void {
+    const subject = this.held.get(key);
+    if (!subject?.slotIds.delete(slotId) || subject.slotIds.size > 0) return;
+    clearInterval(subject.renewal);
+    this.held.delete(key);
+  }
+
+  /**
+   * Moves this replica's leases on `key` to one lease from now. A lease that already lapsed (the
+   * store was unreachable for a whole lease) is not taken back: its slot may have been given away.
+   */
+  private async renew(key: string): Promise<void> {
+    const subject = this.held.get(key);
+    if (!subject) return;
+    const { policy, slotIds } = subject;
+    try {
+      await this.store.update<LimitRecord>(key, recordTtl(policy), (current, now) => {
+        const record = live(current, policy, now);
+        const slots = { ...record.slots };
+        for (const id of slotIds) {
+          const slot = slots[id];
+          if (slot) slots[id] = [slot[0], now + policy.leaseTtlMs];
+        }
+        return { ...record, slots };
+      });
+    } catch {
+      // The store is unreachable: the next period tries again, and a whole lease of failures lets the slots lapse.
+    }
   }
 }
 
@@ -90,11 +163,12 @@ export class RateLimiter {
 function live(current: LimitRecord | null, policy: RateLimitPolicy, now: number): LimitRecord {
   const windowStart = now - (now % policy.windowMs);
   const record =
-    current && current.windowStart === windowStart ? current : { windowStart, count: 0, leases: {} };
-  const leases = Object.fromEntries(
-    Object.entries(current?.leases ?? {}).filter(([, expiresAt]) => expiresAt > now),
+    current && current.windowStart === windowStart ? current : { windowStart, count: 0, slots: {} };
+  // `?? {}`: a record written before leases carried their admission time kept them under another name.
+  const slots = Object.fromEntries(
+    Object.entries(current?.slots ?? {}).filter(([, [, expiresAt]]) => expiresAt > now),
   );
-  return { ...record, leases };
+  return { ...record, slots, typicalHoldMs: current?.typicalHoldMs };
 }
 
 function refusalOf(
@@ -104,10 +178,24 @@ function refusalOf(
 ): Extract<Admission, { admitted: false }> | null {
   if (policy.requestsPerWindow > 0 && record.count >= policy.requestsPerWindow)
     return { admitted: false, reason: 'requests', retryAfterMs: record.windowStart + policy.windowMs - now };
-  const held = Object.values(record.leases);
-  if (policy.concurrent > 0 && held.length >= policy.concurrent)
-    return { admitted: false, reason: 'concurrent', retryAfterMs: Math.min(...held) - now };
+  if (policy.concurrent > 0 && Object.keys(record.slots).length >= policy.concurrent)
+    return { admitted: false, reason: 'concurrent', retryAfterMs: untilASlotFrees(record, now) };
   return null;
+}
+
+/**
+ * A slot frees when its request ends, expected once it has run as long as this subject's requests
+ * typically do, or when its lease lapses unrenewed (its replica died), whichever comes first.
+ */
+function untilASlotFrees(record: LimitRecord, now: number): number {
+  const frees = Object.values(record.slots).map(([admittedAt, expiresAt]) =>
+    record.typicalHoldMs === undefined ? expiresAt : Math.min(expiresAt, admittedAt + record.typicalHoldMs),
+  );
+  return Math.max(0, Math.min(...frees) - now);
+}
+
+function averaged(average: number | undefined, latest: number): number {
+  return average === undefined ? latest : average + (latest - average) * HOLD_AVERAGE_WEIGHT;
 }
 
 function recordTtl(policy: RateLimitPolicy): number {
