@@ -17,11 +17,22 @@ describe('the error contract', () => {
     ['not_found', 404],
     ['payload_too_large', 413],
     ['rate_limited', 429],
+    ['upstream_rate_limited', 429],
     ['upstream_error', 502],
+    ['upstream_overloaded', 503],
     ['no_provider_available', 503],
     ['upstream_timeout', 504],
   ] as const)('maps %s to %i as DESIGN.md §5.1 fixes', (code, status) => {
     expect(new DomainError(code, 'x').status).toBe(status);
+  });
+
+  it("carries a provider's Retry-After across a JSON round trip, and none where it has none", () => {
+    const limited = new DomainError('upstream_rate_limited', 'limited', null, 7);
+    const restored = DomainError.fromPayload(JSON.parse(JSON.stringify(limited.toPayload())));
+    expect(restored).toMatchObject({ code: 'upstream_rate_limited', status: 429, retryAfterSeconds: 7 });
+    const plain = JSON.parse(JSON.stringify(new DomainError('upstream_error', 'x').toPayload()));
+    expect(plain).not.toHaveProperty('retryAfterSeconds');
+    expect(DomainError.fromPayload(plain).retryAfterSeconds).toBeNull();
   });
 
   it('survives a JSON round trip as a payload', () => {

@@ -16,7 +16,9 @@ export const ERROR_CODES = [
   'storage_quota_exceeded',
   'unsupported_media_type',
   'rate_limited',
+  'upstream_rate_limited',
   'upstream_error',
+  'upstream_overloaded',
   'no_provider_available',
   'service_unavailable',
   'upstream_timeout',
@@ -50,7 +52,10 @@ export const ERROR_CODE_TABLE: Record<ErrorCode, { status: number; type: ErrorEn
   // 400, not HTTP's 415: DESIGN.md §5.1 answers every invalid input 400 (decision 125).
   unsupported_media_type: { status: 400, type: 'invalid_request_error' },
   rate_limited: { status: 429, type: 'rate_limit_error' },
+  // The provider's own rate limit or overload, so that a client backs off and knows whose limit it is.
+  upstream_rate_limited: { status: 429, type: 'rate_limit_error' },
   upstream_error: { status: 502, type: 'api_error' },
+  upstream_overloaded: { status: 503, type: 'api_error' },
   no_provider_available: { status: 503, type: 'api_error' },
   service_unavailable: { status: 503, type: 'api_error' },
   upstream_timeout: { status: 504, type: 'api_error' },
@@ -63,6 +68,8 @@ export interface RpcErrorPayload {
   code: ErrorCode;
   message: string;
   param?: string | null;
+  /** When the client may try again, where the failure knows (a provider's `Retry-After`). */
+  retryAfterSeconds?: number | null;
 }
 
 export function isRpcErrorPayload(value: unknown): value is RpcErrorPayload {
@@ -86,6 +93,7 @@ export class DomainError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly param: string | null = null,
+    readonly retryAfterSeconds: number | null = null,
   ) {
     super(message);
     this.name = 'DomainError';
@@ -96,10 +104,22 @@ export class DomainError extends Error {
   }
 
   toPayload(): RpcErrorPayload {
-    return { status: this.status, code: this.code, message: this.message, param: this.param };
+    return {
+      status: this.status,
+      code: this.code,
+      message: this.message,
+      param: this.param,
+      ...(this.retryAfterSeconds !== null ? { retryAfterSeconds: this.retryAfterSeconds } : {}),
+    };
   }
 
   static fromPayload(payload: RpcErrorPayload): DomainError {
-    return new DomainError(payload.code, payload.message, payload.param ?? null);
+    const retryAfter = payload.retryAfterSeconds;
+    return new DomainError(
+      payload.code,
+      payload.message,
+      payload.param ?? null,
+      typeof retryAfter === 'number' && Number.isFinite(retryAfter) ? retryAfter : null,
+    );
   }
 }

@@ -505,7 +505,11 @@ export class ChatCompletionService {
     };
   }
 
-  /** The provider broke off after output: the answer failed, but what it produced was paid for, so it is charged. */
+  /**
+   * The provider broke off after output: the answer failed. What a stream relayed reached the
+   * client and is charged; a plain answer broken off reaches the client as an error only, so it
+   * costs nothing (its usage is still recorded).
+   */
   private async brokenOff(
     generation: ChatGeneration,
     route: ProviderRoute,
@@ -515,7 +519,9 @@ export class ChatCompletionService {
     text: string,
   ): Promise<{ error: DomainError; usage: UpstreamUsage; cost: Decimal }> {
     const error = upstreamDomainError(failure, true);
-    const produced = producedUsageAndCost(route, usage, promptTokens, text, generation.reserved);
+    const relayed = producedUsageAndCost(route, usage, promptTokens, text, generation.reserved);
+    const produced =
+      generation.responseMode === 'stream' ? relayed : { usage: relayed.usage, cost: new Decimal(0) };
     await this.finish(generation, {
       status: 'failed',
       provider: route.name,

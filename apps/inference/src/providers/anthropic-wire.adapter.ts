@@ -2,12 +2,13 @@ import type { ChatMessageDto } from '@gw/dto';
 import {
   type ChatAdapter,
   type ChatAdapterCall,
+  tokenCount,
   type UpstreamChatRequest,
   type UpstreamStreamEvent,
   type UpstreamUsage,
 } from './upstream-chat';
 import type { EventSourceMessage } from 'eventsource-parser';
-import { UpstreamFailure } from '@gw/paid-generation';
+import { type ProviderErrorClass, UpstreamFailure } from '@gw/paid-generation';
 import { type UpstreamHttp } from './upstream-http';
 
 const ANTHROPIC_VERSION = '2023-06-01';
@@ -54,7 +55,7 @@ export class AnthropicWireAdapter implements ChatAdapter {
     let stopped = false;
     for await (const event of this.http.events(response, isMessageStop)) {
       const data = parse(event.data);
-      switch (data.type) {
+      switch (event.event === 'error' ? 'error' : data.type) {
         case 'message_start': {
           input = data.message?.usage ?? {};
           const prompt = toUsage(input, 0)?.prompt_tokens;
@@ -62,7 +63,11 @@ export class AnthropicWireAdapter implements ChatAdapter {
           break;
         }
         case 'content_block_start':
-          if (data.content_block?.type === 'tool_use') {
+          if (
+            data.content_block?.type === 'tool_use' &&
+            typeof data.content_block.id === 'string' &&
+            typeof data.content_block.name === 'string'
+          ) {
             const index = toolIndexByBlock.size;
             toolIndexByBlock.set(data.index ?? 0, index);
             yield {
@@ -78,8 +83,13 @@ export class AnthropicWireAdapter implements ChatAdapter {
           }
           break;
         case 'content_block_delta':
-          if (data.delta?.type === 'text_delta' && data.delta.text) yield { content: data.delta.text };
-          if (data.delta?.type === 'input_json_delta' && data.delta.partial_json) {
+          if (data.delta?.type === 'text_delta' && typeof data.delta.text === 'string' && data.delta.text)
+            yield { content: data.delta.text };
+          if (
+            data.delta?.type === 'input_json_delta' &&
+            typeof data.delta.partial_json === 'string' &&
+            data.delta.partial_json
+          ) {
             yield {
               toolCalls: [
                 {
@@ -91,7 +101,7 @@ export class AnthropicWireAdapter implements ChatAdapter {
           }
           break;
         case 'message_delta': {
-          const usage = toUsage(input, data.usage?.output_tokens ?? 0);
+          const usage = toUsage(input, tokenCount(data.usage?.output_tokens));
           yield { finishReason: finishReason(data.delta?.stop_reason), ...(usage ? { usage } : {}) };
           break;
         }
@@ -99,10 +109,7 @@ export class AnthropicWireAdapter implements ChatAdapter {
           stopped = true;
           break;
         case 'error':
-          throw new UpstreamFailure(
-            'protocol',
-            `Upstream stream failed: ${data.error?.message ?? 'unknown error'}`,
-          );
+          throw streamError(data.error);
         case undefined:
         default:
           // ping, content_block_stop, untyped events and types added later carry nothing a chat needs.
@@ -129,32 +136,51 @@ interface AnthropicStreamEvent {
   content_block?: { type?: string; id?: string; name?: string };
   delta?: { type?: string; text?: string; partial_json?: string; stop_reason?: string | null };
   usage?: { output_tokens?: number };
-  error?: { message?: string };
+  error?: { type?: string; message?: string };
 }
+
+/** Anthropic's error types that say when to come back rather than what went wrong. */
+const ERROR_CLASSES: Record<string, ProviderErrorClass> = {
+  overloaded_error: 'overloaded',
+  rate_limit_error: 'rate_limited',
+};
 
 /** Anthropic names each event; `message_stop` is the last of an answer. */
 function isMessageStop(event: EventSourceMessage): boolean {
   return event.event === 'message_stop';
 }
 
+/** Anthropic's `error` event: under load an `overloaded_error` arrives inside an answer that began with 200. */
+function streamError(error: AnthropicStreamEvent['error']): UpstreamFailure {
+  const message = typeof error?.message === 'string' ? error.message : 'unknown error';
+  return new UpstreamFailure('provider_error', `Upstream stream failed: ${message.slice(0, 300)}`, null, {
+    errorClass: ERROR_CLASSES[error?.type ?? ''] ?? 'failed',
+  });
+}
+
 function parse(data: string): AnthropicStreamEvent {
+  let value: unknown;
   try {
-    return JSON.parse(data) as AnthropicStreamEvent;
+    value = JSON.parse(data);
   } catch {
     throw new UpstreamFailure('protocol', 'Upstream sent an event that is not JSON');
   }
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new UpstreamFailure('protocol', 'Upstream sent an event that is not a JSON object');
+  return value;
 }
 
-function finishReason(stop: string | null | undefined): string {
-  return (stop && FINISH_REASONS[stop]) ?? stop ?? 'stop';
+function finishReason(stop: unknown): string {
+  if (typeof stop !== 'string' || stop === '') return 'stop';
+  return FINISH_REASONS[stop] ?? stop;
 }
 
 function toUsage(usage: AnthropicUsage | undefined, streamedOutput: number): UpstreamUsage | null {
   if (!usage || typeof usage.input_tokens !== 'number') return null;
-  const cached = usage.cache_read_input_tokens ?? 0;
+  const cached = tokenCount(usage.cache_read_input_tokens);
   return {
-    prompt_tokens: usage.input_tokens + cached + (usage.cache_creation_input_tokens ?? 0),
-    completion_tokens: Math.max(usage.output_tokens ?? 0, streamedOutput),
+    prompt_tokens: tokenCount(usage.input_tokens) + cached + tokenCount(usage.cache_creation_input_tokens),
+    completion_tokens: Math.max(tokenCount(usage.output_tokens), streamedOutput),
     ...(cached > 0 ? { cached_prompt_tokens: cached } : {}),
   };
 }

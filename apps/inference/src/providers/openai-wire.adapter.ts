@@ -1,7 +1,9 @@
 import {
   type ChatAdapter,
   type ChatAdapterCall,
+  tokenCount,
   type UpstreamStreamEvent,
+  type UpstreamToolCallDelta,
   type UpstreamUsage,
 } from './upstream-chat';
 import { UpstreamFailure } from '@gw/paid-generation';
@@ -16,11 +18,17 @@ interface OpenAiUsage {
 
 interface OpenAiChunk {
   choices?: Array<{
-    delta?: { content?: string | null; tool_calls?: UpstreamStreamEvent['toolCalls'] };
-    finish_reason?: string | null;
+    delta?: { content?: unknown; tool_calls?: unknown };
+    finish_reason?: unknown;
   }>;
   usage?: OpenAiUsage | null;
-  error?: { message?: string };
+  error?: OpenAiError;
+}
+
+interface OpenAiError {
+  message?: string;
+  type?: string | null;
+  code?: string | null;
 }
 
 /** The OpenAI chat-completions wire (OpenAI, OpenRouter, Mock Alpha); baseUrl includes `/v1`. */
@@ -37,19 +45,19 @@ export class OpenAiWireAdapter implements ChatAdapter {
         break;
       }
       const chunk = parse(event.data);
-      if (chunk.error)
-        throw new UpstreamFailure(
-          'protocol',
-          `Upstream stream failed: ${chunk.error.message ?? 'unknown error'}`,
-        );
+      if (chunk.error) throw streamError(chunk.error);
       const choice = chunk.choices?.[0];
       const usage = toUsage(chunk.usage);
       yield {
         ...(typeof choice?.delta?.content === 'string' && choice.delta.content !== ''
           ? { content: choice.delta.content }
           : {}),
-        ...(choice?.delta?.tool_calls?.length ? { toolCalls: choice.delta.tool_calls } : {}),
-        ...(choice?.finish_reason ? { finishReason: choice.finish_reason } : {}),
+        ...(Array.isArray(choice?.delta?.tool_calls) && choice.delta.tool_calls.length > 0
+          ? { toolCalls: toolCallDeltas(choice.delta.tool_calls) }
+          : {}),
+        ...(typeof choice?.finish_reason === 'string' && choice.finish_reason !== ''
+          ? { finishReason: choice.finish_reason }
+          : {}),
         ...(usage ? { usage } : {}),
       };
     }
@@ -65,25 +73,65 @@ export class OpenAiWireAdapter implements ChatAdapter {
   }
 }
 
+/** Tool-call pieces with only the fields of their documented types: a proxy's mangled piece cannot reach the client as another shape. */
+function toolCallDeltas(calls: unknown[]): UpstreamToolCallDelta[] {
+  return calls.map((value, position) => {
+    const call = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
+    const fn = (typeof call.function === 'object' && call.function !== null ? call.function : {}) as Record<
+      string,
+      unknown
+    >;
+    return {
+      index: typeof call.index === 'number' && Number.isInteger(call.index) ? call.index : position,
+      ...(typeof call.id === 'string' ? { id: call.id } : {}),
+      ...(call.type === 'function' ? { type: 'function' as const } : {}),
+      ...(typeof fn.name === 'string' || typeof fn.arguments === 'string'
+        ? {
+            function: {
+              ...(typeof fn.name === 'string' ? { name: fn.name } : {}),
+              ...(typeof fn.arguments === 'string' ? { arguments: fn.arguments } : {}),
+            },
+          }
+        : {}),
+    };
+  });
+}
+
+/** An error object inside the stream: OpenAI names a rate limit by its code and says "overloaded" in words. */
+function streamError(error: OpenAiError): UpstreamFailure {
+  const message = typeof error.message === 'string' ? error.message : 'unknown error';
+  const names = `${error.code ?? ''} ${error.type ?? ''}`;
+  const errorClass = /rate_limit/.test(names)
+    ? 'rate_limited'
+    : /overloaded/i.test(`${names} ${message}`)
+      ? 'overloaded'
+      : 'failed';
+  return new UpstreamFailure('provider_error', `Upstream stream failed: ${message.slice(0, 300)}`, null, {
+    errorClass,
+  });
+}
+
 function parse(data: string): OpenAiChunk {
+  let value: unknown;
   try {
-    return JSON.parse(data) as OpenAiChunk;
+    value = JSON.parse(data);
   } catch {
     throw new UpstreamFailure('protocol', 'Upstream sent a chunk that is not JSON');
   }
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new UpstreamFailure('protocol', 'Upstream sent a chunk that is not a JSON object');
+  return value;
 }
 
 function toUsage(usage: OpenAiUsage | null | undefined): UpstreamUsage | null {
   if (!usage || typeof usage.prompt_tokens !== 'number' || typeof usage.completion_tokens !== 'number')
     return null;
+  const reasoning = tokenCount(usage.completion_tokens_details?.reasoning_tokens);
+  const cached = tokenCount(usage.prompt_tokens_details?.cached_tokens);
   return {
-    prompt_tokens: usage.prompt_tokens,
-    completion_tokens: usage.completion_tokens,
-    ...(usage.completion_tokens_details?.reasoning_tokens
-      ? { reasoning_tokens: usage.completion_tokens_details.reasoning_tokens }
-      : {}),
-    ...(usage.prompt_tokens_details?.cached_tokens
-      ? { cached_prompt_tokens: usage.prompt_tokens_details.cached_tokens }
-      : {}),
+    prompt_tokens: tokenCount(usage.prompt_tokens),
+    completion_tokens: tokenCount(usage.completion_tokens),
+    ...(reasoning > 0 ? { reasoning_tokens: reasoning } : {}),
+    ...(cached > 0 ? { cached_prompt_tokens: cached } : {}),
   };
 }

@@ -61,3 +61,8 @@ export interface ChatAdapterCall {
 export interface ChatAdapter {
   stream(call: ChatAdapterCall): AsyncIterable<UpstreamStreamEvent>;
 }
+
+/** A token count as both wires document it, a non-negative integer; anything else counts nothing. */
+export function tokenCount(value: unknown): number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : 0;
+}

@@ -72,6 +72,7 @@ export class UpstreamHttp implements OnApplicationShutdown {
         'status',
         `Upstream answered ${response.statusCode}: ${text.slice(0, 300)}`,
         response.statusCode,
+        { retryAfterSeconds: retryAfterSeconds(response.headers) },
       );
     }
     return response;
@@ -116,7 +117,7 @@ export class UpstreamHttp implements OnApplicationShutdown {
       throw toUpstreamFailure(err);
     } finally {
       if (answered) drainInBackground(response.body);
-      else if (!response.body.destroyed) response.body.destroy();
+      else closeUnread(response.body);
     }
   }
 
@@ -129,6 +130,39 @@ export class UpstreamHttp implements OnApplicationShutdown {
     this.closing ??= this.agent.close();
     return this.closing;
   }
+}
+
+/**
+ * Closes a body its reader left before the end, which stops the provider. undici's body emits an
+ * abort error when destroyed unread, and once the reader has left nobody listens for it: without
+ * a listener of its own that error would end the process.
+ */
+function closeUnread(body: Dispatcher.ResponseData['body']): void {
+  if (body.destroyed) return;
+  body.on('error', () => undefined);
+  body.destroy();
+}
+
+/** The longest wait a provider's `Retry-After` is passed on with. */
+const MAX_RETRY_AFTER_SECONDS = 3_600;
+
+/**
+ * A provider's `Retry-After` in whole seconds (at least one): delta-seconds or an HTTP date, or
+ * OpenAI's `retry-after-ms`; null when it sent none that can be read.
+ */
+export function retryAfterSeconds(headers: Dispatcher.ResponseData['headers']): number | null {
+  const header = (name: string) => {
+    const value = headers[name];
+    return Array.isArray(value) ? value[0] : value;
+  };
+  const ms = Number(header('retry-after-ms'));
+  const value = header('retry-after')?.trim();
+  let seconds: number | null = null;
+  if (Number.isFinite(ms) && ms > 0) seconds = ms / 1_000;
+  else if (value && /^\d+(\.\d+)?$/.test(value)) seconds = Number(value);
+  else if (value && !Number.isNaN(Date.parse(value))) seconds = (Date.parse(value) - Date.now()) / 1_000;
+  if (seconds === null) return null;
+  return Math.min(MAX_RETRY_AFTER_SECONDS, Math.max(1, Math.ceil(seconds)));
 }
 
 /**

@@ -1,7 +1,18 @@
 import { Body, Controller, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { answer, contentText, MockAnswer, sleep, stopSequences, toolArguments } from '../chat/mock-answer';
+import {
+  answer,
+  contentText,
+  ERROR_CLASS_STATUS,
+  MALFORMED_LINE,
+  MockAnswer,
+  type MockErrorClass,
+  sleep,
+  stopSequences,
+  type StreamFaultPoint,
+  toolArguments,
+} from '../chat/mock-answer';
 import { cut, hasCredentials } from '../chat/upstream-credentials';
 
 interface OpenAiChatRequest {
@@ -38,6 +49,8 @@ export class AlphaController {
       stop: stopSequences(body.stop),
     });
     await sleep(reply.faults.delayMs);
+    if (reply.faults.retryAfterSeconds !== null)
+      res.setHeader('retry-after', String(reply.faults.retryAfterSeconds));
     if (reply.faults.failStatus !== null) {
       return openAiError(
         res,
@@ -57,6 +70,21 @@ export class AlphaController {
       );
     if (reply.faults.drop) {
       res.socket?.destroy();
+      return;
+    }
+    const { errorEvent, malformed } = reply.faults;
+    if (errorEvent) {
+      const { error } = OPENAI_ERRORS[errorEvent.errorClass];
+      return openAiError(
+        res,
+        ERROR_CLASS_STATUS[errorEvent.errorClass],
+        error.type,
+        error.message,
+        error.code,
+      );
+    }
+    if (malformed) {
+      res.status(200).type('application/json').send('{not json');
       return;
     }
     res.status(200).json({
@@ -120,7 +148,17 @@ async function streamAnswer(
   const delta = (d: Record<string, unknown>, finish: string | null = null) =>
     send([{ index: 0, delta: d, finish_reason: finish, logprobs: null }]);
 
+  const { errorEvent, malformed } = reply.faults;
+  /** Writes the stream's injected fault due at this point; true when the stream ends there. */
+  const fault = (point: StreamFaultPoint): boolean => {
+    if (malformed === point) res.write(MALFORMED_LINE);
+    if (errorEvent?.when !== point) return false;
+    res.end(`data: ${JSON.stringify(OPENAI_ERRORS[errorEvent.errorClass])}\n\n`);
+    return true;
+  };
+
   delta({ role: 'assistant', content: reply.toolName === null ? '' : null });
+  if (fault('first')) return;
   if (reply.toolName !== null) {
     delta({
       tool_calls: [
@@ -139,6 +177,7 @@ async function streamAnswer(
       if (res.destroyed) return;
       delta({ content: index === 0 ? word : ` ${word}` });
       if (reply.faults.drop) return cut(res);
+      if (index === 0 && fault('mid')) return;
     }
   }
   if (reply.faults.drop) return cut(res);
@@ -147,6 +186,36 @@ async function streamAnswer(
   res.end('data: [DONE]\n\n');
 }
 
-function openAiError(res: Response, status: number, type: string, messageText: string): void {
-  res.status(status).json({ error: { message: messageText, type, code: null, param: null } });
+function openAiError(
+  res: Response,
+  status: number,
+  type: string,
+  messageText: string,
+  code: string | null = null,
+): void {
+  res.status(status).json({ error: { message: messageText, type, code, param: null } });
 }
+
+/** OpenAI's error objects for each class, as its API sends them inside a stream and as a body. */
+const OPENAI_ERRORS: Record<
+  MockErrorClass,
+  { error: { message: string; type: string; code: string | null } }
+> = {
+  overloaded: {
+    error: {
+      message: 'That model is currently overloaded with other requests. You can retry your request.',
+      type: 'server_error',
+      code: null,
+    },
+  },
+  rate_limit: {
+    error: { message: 'Rate limit reached for requests', type: 'requests', code: 'rate_limit_exceeded' },
+  },
+  server: {
+    error: {
+      message: 'The server had an error while processing your request. Sorry about that!',
+      type: 'server_error',
+      code: null,
+    },
+  },
+};

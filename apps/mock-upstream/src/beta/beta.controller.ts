@@ -1,7 +1,18 @@
 import { Body, Controller, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { answer, contentText, MockAnswer, MockFinish, sleep, stopSequences } from '../chat/mock-answer';
+import {
+  answer,
+  contentText,
+  ERROR_CLASS_STATUS,
+  MALFORMED_LINE,
+  MockAnswer,
+  type MockErrorClass,
+  MockFinish,
+  sleep,
+  stopSequences,
+  type StreamFaultPoint,
+} from '../chat/mock-answer';
 import { cut, hasCredentials } from '../chat/upstream-credentials';
 
 interface AnthropicMessagesRequest {
@@ -52,6 +63,8 @@ export class BetaController {
       stop: stopSequences(body.stop_sequences),
     });
     await sleep(reply.faults.delayMs);
+    if (reply.faults.retryAfterSeconds !== null)
+      res.setHeader('retry-after', String(reply.faults.retryAfterSeconds));
     if (reply.faults.failStatus !== null) {
       return anthropicError(
         res,
@@ -64,6 +77,15 @@ export class BetaController {
     if (body.stream === true) return streamMessage(res, reply, id, body.model);
     if (reply.faults.drop) {
       res.socket?.destroy();
+      return;
+    }
+    const { errorEvent, malformed } = reply.faults;
+    if (errorEvent) {
+      const { type, message } = ANTHROPIC_ERRORS[errorEvent.errorClass];
+      return anthropicError(res, ANTHROPIC_ERROR_STATUS[errorEvent.errorClass], type, message);
+    }
+    if (malformed) {
+      res.status(200).type('application/json').send('{not json');
       return;
     }
     res.status(200).json({
@@ -109,6 +131,17 @@ async function streamMessage(res: Response, reply: MockAnswer, id: string, model
   const send = (event: string, data: Record<string, unknown>) =>
     res.write(`event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`);
 
+  const { errorEvent, malformed } = reply.faults;
+  /** Writes the stream's injected fault due at this point; true when the stream ends there. */
+  const fault = (point: StreamFaultPoint): boolean => {
+    if (malformed === point) res.write(MALFORMED_LINE);
+    if (errorEvent?.when !== point) return false;
+    res.end(
+      `event: error\ndata: ${JSON.stringify({ type: 'error', error: ANTHROPIC_ERRORS[errorEvent.errorClass] })}\n\n`,
+    );
+    return true;
+  };
+
   send('message_start', {
     message: {
       id,
@@ -121,6 +154,7 @@ async function streamMessage(res: Response, reply: MockAnswer, id: string, model
       usage: { input_tokens: reply.promptTokens, output_tokens: 0 },
     },
   });
+  if (fault('first')) return;
   if (reply.toolName !== null) {
     send('content_block_start', {
       index: 0,
@@ -141,6 +175,7 @@ async function streamMessage(res: Response, reply: MockAnswer, id: string, model
         delta: { type: 'text_delta', text: index === 0 ? word : ` ${word}` },
       });
       if (reply.faults.drop) return cut(res);
+      if (index === 0 && fault('mid')) return;
     }
     send('content_block_stop', { index: 0 });
   }
@@ -155,6 +190,19 @@ function stopFields(reply: MockAnswer): { stop_reason: string; stop_sequence: st
   if (reply.stopSequence !== null) return { stop_reason: 'stop_sequence', stop_sequence: reply.stopSequence };
   return { stop_reason: STOP_REASONS[reply.finish], stop_sequence: null };
 }
+
+/** Anthropic's error types for each class, as its API names them in an error event and a body. */
+const ANTHROPIC_ERRORS: Record<MockErrorClass, { type: string; message: string }> = {
+  overloaded: { type: 'overloaded_error', message: 'Overloaded' },
+  rate_limit: {
+    type: 'rate_limit_error',
+    message: 'Number of request tokens has exceeded your per-minute rate limit',
+  },
+  server: { type: 'api_error', message: 'Internal server error' },
+};
+
+/** Anthropic answers an overload with its own 529. */
+const ANTHROPIC_ERROR_STATUS: Record<MockErrorClass, number> = { ...ERROR_CLASS_STATUS, overloaded: 529 };
 
 function anthropicError(res: Response, status: number, type: string, message: string): void {
   res.status(status).json({ type: 'error', error: { type, message } });

@@ -11,12 +11,24 @@
  *   the earliest occurrence of any of them counts, and tool-call answers are not cut;
  * - `max_tokens` then keeps the first that many words (finish `length`).
  *
- * Markers in the last user text: `[[fail:NNN]]` answers status NNN, `[[delay:MS]]` waits before
- * the first byte, `[[slow:MS]]` waits between two content chunks of a stream, `[[filter]]` blocks the answer (`content_filter`, empty content), `[[drop]]`
- * cuts the connection (after the first content chunk of a stream, at once for a plain call).
+ * Markers in the last user text: `[[fail:NNN]]` answers status NNN, `[[retry-after:S]]` adds a
+ * `Retry-After: S` header to that answer, `[[delay:MS]]` waits before the first byte,
+ * `[[slow:MS]]` waits between two content chunks of a stream, `[[filter]]` blocks the answer
+ * (`content_filter`, empty content), `[[drop]]` cuts the connection (after the first content chunk
+ * of a stream, at once for a plain call).
+ *
+ * Faults inside a stream that began with 200, as providers and the proxies before them send them:
+ * `[[error-event:WHEN:CLASS]]` sends the wire's own error event (Anthropic's `event: error`,
+ * OpenAI's `{"error": …}` data line) and ends the stream; `[[malformed:WHEN]]` sends a `data:` line
+ * that is not JSON and goes on. WHEN is `first` (before any output) or `mid` (after the first
+ * content chunk); CLASS is `overloaded`, `rate_limit` or `server`. A plain call answers an error
+ * event as the status the wire uses for its class (529 or 503, 429, 500).
  */
 export interface MockFaults {
   failStatus: number | null;
+  retryAfterSeconds: number | null;
+  errorEvent: { when: StreamFaultPoint; errorClass: MockErrorClass } | null;
+  malformed: StreamFaultPoint | null;
   delayMs: number;
   /** Pause between two streamed content chunks, so a test can act in the middle of a stream. */
   slowMs: number;
@@ -25,6 +37,8 @@ export interface MockFaults {
 }
 
 export type MockFinish = 'stop' | 'length' | 'tool_calls' | 'content_filter';
+export type StreamFaultPoint = 'first' | 'mid';
+export type MockErrorClass = 'overloaded' | 'rate_limit' | 'server';
 
 export interface MockAnswer {
   /** The words of the answer; the content is these joined by single spaces. */
@@ -51,22 +65,43 @@ export interface MockConversation {
 }
 
 const MAX_DELAY_MS = 600_000;
-const MARKER = /\[\[(fail|delay|slow):(\d+)\]\]|\[\[(filter|drop)\]\]/g;
+const MARKER =
+  /\[\[(fail|delay|slow|retry-after):(\d+)\]\]|\[\[(filter|drop)\]\]|\[\[error-event:(first|mid):(overloaded|rate_limit|server)\]\]|\[\[malformed:(first|mid)\]\]/g;
 
 export function words(text: string): string[] {
   return text.split(/\s+/).filter((word) => word.length > 0);
 }
 
 export function extractFaults(text: string): { text: string; faults: MockFaults } {
-  const faults: MockFaults = { failStatus: null, delayMs: 0, slowMs: 0, filter: false, drop: false };
+  const faults: MockFaults = {
+    failStatus: null,
+    retryAfterSeconds: null,
+    errorEvent: null,
+    malformed: null,
+    delayMs: 0,
+    slowMs: 0,
+    filter: false,
+    drop: false,
+  };
   const stripped = text.replace(
     MARKER,
-    (_match, name: string | undefined, value: string | undefined, flag: string | undefined) => {
+    (
+      _match,
+      name: string | undefined,
+      value: string | undefined,
+      flag: string | undefined,
+      errorWhen: StreamFaultPoint | undefined,
+      errorClass: MockErrorClass | undefined,
+      malformedWhen: StreamFaultPoint | undefined,
+    ) => {
       if (name === 'fail') faults.failStatus = clampStatus(Number(value));
+      if (name === 'retry-after') faults.retryAfterSeconds = Number(value);
       if (name === 'delay') faults.delayMs = Math.min(Number(value), MAX_DELAY_MS);
       if (name === 'slow') faults.slowMs = Math.min(Number(value), MAX_DELAY_MS);
       if (flag === 'filter') faults.filter = true;
       if (flag === 'drop') faults.drop = true;
+      if (errorWhen && errorClass) faults.errorEvent = { when: errorWhen, errorClass };
+      if (malformedWhen) faults.malformed = malformedWhen;
       return ' ';
     },
   );
@@ -163,3 +198,13 @@ export function toolArguments(answerWords: string[]): string {
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/** The status a provider answers a plain call with when its stream would carry an error event of this class. */
+export const ERROR_CLASS_STATUS: Record<MockErrorClass, number> = {
+  overloaded: 503,
+  rate_limit: 429,
+  server: 500,
+};
+
+/** The line a proxy that mangles a stream leaves behind. */
+export const MALFORMED_LINE = 'data: {not json\n\n';

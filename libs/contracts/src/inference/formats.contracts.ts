@@ -132,6 +132,7 @@ export const FormatsContracts = {
 
 /** Anthropic names error types rather than codes; a refused payment is its `billing_error`. */
 export function messagesErrorType(code: ErrorCode): string {
+  if (code === 'upstream_overloaded') return 'overloaded_error';
   const type = ERROR_CODE_TABLE[code]?.type ?? 'api_error';
   if (type === 'insufficient_quota') return 'billing_error';
   if (type === 'conflict_error') return 'invalid_request_error';

@@ -34,7 +34,7 @@ export class HttpErrorFilter implements ExceptionFilter {
       response.end();
       return;
     }
-    const retryAfter = RETRY_AFTER_SECONDS[error.status];
+    const retryAfter = error.retryAfterSeconds ?? RETRY_AFTER_SECONDS[error.status];
     if (retryAfter !== undefined && !response.getHeader('Retry-After'))
       response.setHeader('Retry-After', String(retryAfter));
     response.status(error.status).json(errorEnvelope(error));

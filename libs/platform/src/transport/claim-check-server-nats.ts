@@ -1,9 +1,9 @@
 import { type MessageHandler, ServerNats } from '@nestjs/microservices';
 import { DomainError } from '@gw/contracts';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { catchError, concatMap, defer, from, mergeMap, type Observable, throwError } from 'rxjs';
+import { catchError, defer, from, mergeMap, type Observable, throwError } from 'rxjs';
 import { type BlobStore } from '../blobs/blob-store';
-import { ClaimCheckSender, isClaimCheck, redeemClaimCheck } from './claim-checks';
+import { ClaimCheckSender, isClaimCheck, mapInOrder, redeemClaimCheck, withHeartbeats } from './claim-checks';
 
 type NatsServerOptions = ConstructorParameters<typeof ServerNats>[0];
 
@@ -41,7 +41,7 @@ export class ClaimCheckServerNats extends ServerNats {
       defer(() => (isClaimCheck(data) ? from(redeemClaimCheck(this.blobs, data)) : from([data]))).pipe(
         mergeMap((payload) => from(handler(payload, context)).pipe(mergeMap(asObservable))),
         // In order: a stream's pieces must not overtake one another while a large one is staged.
-        concatMap((reply) => from(this.replies.reply(reply))),
+        mapInOrder((reply) => withHeartbeats(this.replies.reply(reply))),
         // A claim check that failed leaves as the coded payload RpcClient reads; a handler's errors already are.
         catchError((err: unknown) => throwError(() => (err instanceof DomainError ? err.toPayload() : err))),
       )) as MessageHandler;

@@ -1,8 +1,25 @@
 import { Logger } from '@nestjs/common';
 import { DomainError } from '@gw/contracts';
 import { Readable } from 'node:stream';
-import { concatMap, from, type MonoTypeOperatorFunction, of } from 'rxjs';
+import {
+  catchError,
+  concatMap,
+  dematerialize,
+  filter,
+  from,
+  interval,
+  map,
+  materialize,
+  merge,
+  type MonoTypeOperatorFunction,
+  type Observable,
+  type ObservableInput,
+  of,
+  type OperatorFunction,
+  takeUntil,
+} from 'rxjs';
 import { type BlobStore, isTransientBlobKey, transientBlobKey } from '../blobs/blob-store';
+import { HEARTBEAT_FRAME, HEARTBEAT_INTERVAL_MS } from './heartbeats';
 
 /**
  * What travels instead of a request, a reply or a stream piece too large for the bus: the key of a
@@ -97,7 +114,47 @@ export class ClaimCheckSender {
 
 /** Replaces each claim check among a call's replies by the reply it stands for, in order. */
 export function redeemingReplies(blobs: BlobStore | null): MonoTypeOperatorFunction<unknown> {
-  return concatMap((frame) => (isClaimCheck(frame) ? from(redeemClaimCheck(blobs, frame)) : of(frame)));
+  return mapInOrder((frame) =>
+    isClaimCheck(frame) ? withHeartbeats(redeemClaimCheck(blobs, frame)) : of(frame),
+  );
+}
+
+/**
+ * The result of staging or redeeming a large message, with heartbeat frames while it takes: moving
+ * a hundred megabytes through the store can outlast the caller's idle timeout, which must not take
+ * it for a dead service. RpcClient drops the heartbeats, as it does a handler's.
+ */
+export function withHeartbeats<T>(work: Promise<T>): Observable<T | typeof HEARTBEAT_FRAME> {
+  const done = from(work);
+  return merge(
+    interval(HEARTBEAT_INTERVAL_MS).pipe(
+      map(() => HEARTBEAT_FRAME),
+      takeUntil(done.pipe(catchError(() => of(undefined)))),
+    ),
+    done,
+  );
+}
+
+/**
+ * Maps each value through an asynchronous step, one after another, and lets the stream's error or
+ * end through only after every value before it: `concatMap` alone passes an error on at once, so a
+ * stream's last pieces (a broken answer's usage) would be lost behind one still being staged.
+ */
+export function mapInOrder<T, R>(project: (value: T) => ObservableInput<R>): OperatorFunction<T, R> {
+  return (source) =>
+    source.pipe(
+      materialize(),
+      concatMap((note) =>
+        note.kind === 'N'
+          ? // A mapped value's own completion is not the stream's.
+            from(project(note.value)).pipe(
+              materialize(),
+              filter((mapped) => mapped.kind !== 'C'),
+            )
+          : of(note),
+      ),
+      dematerialize(),
+    );
 }
 
 /** The receiving side: the message a claim check stands for, its object deleted once read. */
