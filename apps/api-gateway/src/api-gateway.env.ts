@@ -42,6 +42,15 @@ export class ApiGatewayEnv extends WithBlobStore(
   JSON_BODY_LIMIT_BYTES: number = 4 * 1024 * 1024;
 
   /**
+   * How long a request body may go without a byte arriving (the gateway waiting for it) before the
+   * request is answered 408 and its connection closed.
+   */
+  @IsInt()
+  @Min(100)
+  @Max(300_000)
+  HTTP_BODY_IDLE_TIMEOUT_MS: number = 15_000;
+
+  /**
    * Comma-separated addresses or CIDR ranges of the proxies in front of the gateway (or `loopback`,
    * `linklocal`, `uniquelocal`). Only their X-Forwarded-For hops are believed; empty trusts none.
    */

@@ -17,6 +17,7 @@ import { GatewayEmbeddingsModule } from './embeddings/gateway-embeddings.module'
 import { GatewayFormatsModule } from './formats/gateway-formats.module';
 import { UndeliveredGenerations } from './generations/undelivered-generations';
 import { HealthController } from './health/health.controller';
+import { configureConnectionErrors } from './http/connection-errors';
 import { RequestBodyInterceptor } from './http/request-body.interceptor';
 import { answerUnknownRoutesWithEnvelope, configureRequestParsing } from './http/request-parsing';
 import { configureTrustedProxies } from './http/trusted-proxies';
@@ -92,6 +93,7 @@ export async function createApiGatewayApp(
     callback(null, isBrowserRoute(request.url) ? { origin: false } : PERMISSIVE_CORS),
   );
   configureTrustedProxies(app, options.env.TRUSTED_PROXIES);
+  configureConnectionErrors(app, options.env.HTTP_BODY_IDLE_TIMEOUT_MS);
   configureRequestParsing(app);
   app.setGlobalPrefix('api');
   app.useGlobalPipes(createValidationPipe());

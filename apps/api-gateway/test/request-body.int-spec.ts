@@ -17,14 +17,20 @@ import { ApiGatewayEnv, createApiGatewayApp } from '../src/api-gateway.module';
 // sends a little of it and waits for the answer.
 const ADMIN_TOKEN = 'admin-token-of-the-request-body-spec';
 const API_KEY = 'sk-request-body-spec-key';
+/** A key whose lookup takes longer than the body idle timeout, so its body waits unread, complete. */
+const SLOW_API_KEY = 'sk-request-body-spec-slow-key';
+const SLOW_LOOKUP_MS = 1_500;
 const silent = { log: () => undefined, error: () => undefined, warn: () => undefined };
 const MB = 1024 * 1024;
 
 @Controller()
 class AuthStandIn {
   @MessagePattern(AuthContracts.resolveApiKey.subject)
-  resolve(@Payload() request: ResolveApiKeyRequest): ResolvedApiKey {
-    if (request.keyHash !== apiKeyHash(API_KEY)) throw new DomainError('invalid_api_key', 'Invalid API key');
+  async resolve(@Payload() request: ResolveApiKeyRequest): Promise<ResolvedApiKey> {
+    if (request.keyHash === apiKeyHash(SLOW_API_KEY))
+      await new Promise((resolve) => setTimeout(resolve, SLOW_LOOKUP_MS));
+    else if (request.keyHash !== apiKeyHash(API_KEY))
+      throw new DomainError('invalid_api_key', 'Invalid API key');
     return {
       kind: 'api_key',
       organizationId: '00000000-0000-4000-8000-000000000001',
@@ -145,8 +151,9 @@ describe('request bodies at the HTTP edge', () => {
       ADMIN_TOKEN,
       // The tests' clients on 127.0.0.x are both direct clients and, with X-Forwarded-For, proxies.
       TRUSTED_PROXIES: 'loopback',
+      HTTP_BODY_IDLE_TIMEOUT_MS: 1_000,
     });
-    const transport: TransportOptions = { kind: 'in-process', bus: new InProcessBus(), rpcTimeoutMs: 500 };
+    const transport: TransportOptions = { kind: 'in-process', bus: new InProcessBus(), rpcTimeoutMs: 3_000 };
     auth = await startService({ module: AuthStandInModule }, transport, 'auth', silent);
     gateway = await createApiGatewayApp({ env, transport }, silent);
     await gateway.listen(0, '127.0.0.1');
@@ -387,5 +394,72 @@ describe('request bodies at the HTTP edge', () => {
       connection.send('GET /api/health HTTP/1.1\r\nHost: gateway\r\n\r\n');
       expect(await connection.nextAnswer(2_000)).toMatchObject({ status: 200, body: '{"status":"ok"}' });
     }
+  });
+
+  it("answers Node's own refusals with the error envelope", async () => {
+    for (const [request, status, message] of [
+      [
+        `GET /api/health HTTP/1.1\r\nHost: gateway\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+        431,
+        'The request headers are too large',
+      ],
+      ['NOT HTTP AT ALL\r\n\r\n', 400, 'The request is not valid HTTP/1.1'],
+    ] as const) {
+      const connection = await KeepAliveConnection.open(port);
+      open.add(connection);
+      connection.send(request);
+      const answer = await connection.nextAnswer(2_000);
+      expect(answer).toMatchObject({ status, headers: { connection: 'close' } });
+      expect(answer?.headers['content-type']).toMatch(/^application\/json/);
+      expect(JSON.parse(answer?.body ?? '')).toEqual({
+        error: { message, type: 'invalid_request_error', code: 'invalid_request', param: null },
+      });
+    }
+  });
+
+  /** A chat request with an invalid model field, sent in `pieces` of its body `gapMs` apart (no gap: only the first piece). */
+  async function chatInPieces(
+    pieces: number,
+    gapMs: number | null,
+    apiKey = API_KEY,
+  ): Promise<KeepAliveConnection> {
+    const body = JSON.stringify({ model: 42, padding: 'x'.repeat(pieces * 10) });
+    const size = Math.ceil(body.length / pieces);
+    const connection = await KeepAliveConnection.open(port);
+    open.add(connection);
+    connection.send(
+      'POST /api/v1/chat/completions HTTP/1.1\r\nHost: gateway\r\n' +
+        `Authorization: Bearer ${apiKey}\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${body.length}\r\n\r\n`,
+    );
+    for (let piece = 0; piece < pieces; piece++) {
+      connection.send(body.slice(piece * size, (piece + 1) * size));
+      if (gapMs === null) break;
+      await new Promise((resolve) => setTimeout(resolve, gapMs));
+    }
+    return connection;
+  }
+
+  it('answers a body that stops arriving with 408 and closes its connection after the idle timeout', async () => {
+    const connection = await chatInPieces(4, null);
+    const startedAt = Date.now();
+    const answer = await connection.nextAnswer(5_000);
+    expect(answer).toMatchObject({ status: 408, headers: { connection: 'close' } });
+    expect(JSON.parse(answer?.body ?? '')).toMatchObject({
+      error: { code: 'invalid_request', message: expect.stringContaining('stopped arriving') },
+    });
+    expect(Date.now() - startedAt).toBeLessThan(3_000);
+  });
+
+  it('keeps a body that arrives slowly but steadily, past the idle timeout', async () => {
+    // Eight pieces 400 ms apart: 2.8 s in all, every gap below the 1 s idle timeout.
+    const connection = await chatInPieces(8, 400);
+    expect(await connection.nextAnswer(3_000)).toMatchObject({ status: 400 });
+  });
+
+  it('keeps the connection of a complete body that waits unread longer than the idle timeout', async () => {
+    // The body's last piece arrives after the headers; the key lookup then holds the request unread.
+    const connection = await chatInPieces(2, 100, SLOW_API_KEY);
+    expect(await connection.nextAnswer(SLOW_LOOKUP_MS + 2_000)).toMatchObject({ status: 400 });
   });
 });
