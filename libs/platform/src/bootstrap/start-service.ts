@@ -2,18 +2,18 @@ import { type DynamicModule, type INestMicroservice, type LoggerService } from '
 import { NestFactory } from '@nestjs/core';
 import { type MicroserviceOptions } from '@nestjs/microservices';
 import { RpcErrorFilter } from '../errors/rpc-error.filter';
-import { ClaimCheckServerNats } from '../transport/claim-check-server-nats';
 import { InProcessServer } from '../transport/in-process-server';
+import { LivenessServerNats } from '../transport/liveness-server-nats';
 import { type TransportOptions } from '../transport/transport-options';
 
 /**
- * Microservice options for a service: a NATS queue group named after it that redeems claim checks,
- * or the in-process bus.
+ * Microservice options for a service: a NATS queue group named after it that redeems claim checks
+ * and answers its callers' liveness probes, or the in-process bus.
  */
 export function serviceTransport(transport: TransportOptions, queue: string | null): MicroserviceOptions {
   if (transport.kind === 'in-process') return { strategy: new InProcessServer(transport.bus) };
   return {
-    strategy: new ClaimCheckServerNats(
+    strategy: new LivenessServerNats(
       { servers: [transport.servers], ...(queue ? { queue } : {}) },
       transport.blobs ?? null,
     ),

@@ -15,6 +15,7 @@ import {
   finalize,
   firstValueFrom,
   from,
+  identity,
   mergeMap,
   Observable,
   throwError,
@@ -23,6 +24,7 @@ import {
 } from 'rxjs';
 import { ClaimCheckSender, redeemingReplies } from './claim-checks';
 import { isHeartbeat } from './heartbeats';
+import { ResponderWatch } from './responder-watch';
 import { RPC_CLIENT_PROXY, TRANSPORT_OPTIONS, TransportOptions } from './transport-options';
 
 export interface RpcCallOptions {
@@ -50,6 +52,8 @@ export interface StreamCallOptions {
 export class RpcClient implements OnApplicationShutdown {
   /** Null on the in-process bus, which has no message limit. */
   private readonly claimChecks: ClaimCheckSender | null;
+  /** Null on the in-process bus, where caller and service live and die together. */
+  private readonly responders: ResponderWatch | null;
 
   constructor(
     @Inject(RPC_CLIENT_PROXY) private readonly proxy: ClientProxy,
@@ -62,6 +66,7 @@ export class RpcClient implements OnApplicationShutdown {
             return proxy.unwrap<NatsConnection>().info?.max_payload ?? 1024 * 1024;
           })
         : null;
+    this.responders = options.kind === 'nats' ? new ResponderWatch(proxy) : null;
   }
 
   request<Request extends object, Response>(
@@ -72,6 +77,7 @@ export class RpcClient implements OnApplicationShutdown {
     const limit = options.timeoutMs ?? this.options.rpcTimeoutMs;
     return firstValueFrom(
       this.send<Response>(contract.subject, payload).pipe(
+        this.responders?.watching(contract.subject) ?? identity,
         timeout({ each: Math.min(limit, options.idleTimeoutMs ?? limit) }),
         filter((frame) => !isHeartbeat(frame)),
         timeout(limit),
@@ -87,6 +93,7 @@ export class RpcClient implements OnApplicationShutdown {
   ): Observable<Chunk> {
     const limit = options.idleTimeoutMs ?? this.options.rpcTimeoutMs;
     return this.send<Chunk>(contract.subject, payload).pipe(
+      this.responders?.watching(contract.subject) ?? identity,
       timeout({ each: limit }),
       filter((frame) => !isHeartbeat(frame)),
       catchError((err: unknown) => throwError(() => toDomainError(err, contract.subject))),
