@@ -1,4 +1,5 @@
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import Decimal from 'decimal.js';
 import { expectEventually } from '@gw/testing';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -59,6 +60,43 @@ function longContextCatalogue(directory: string): string {
 const prompt = (bytes: number) =>
   'the quick brown fox jumps over the lazy dog '.repeat(Math.ceil(bytes / 44)).slice(0, bytes);
 
+interface EmbeddingList {
+  id: string;
+  data: Array<{ index: number; embedding: number[] }>;
+  usage: { cost: number };
+}
+
+const BATCH = 2_048;
+
+/**
+ * The largest embeddings batch the interface takes, 2,048 inputs of demo/embed-large: 3,072 floats
+ * each, about 130 MB of JSON, which crosses NATS only by claim check. Answered whole and charged
+ * once: history holds this one generation and the balance is the credit less its cost.
+ */
+async function expectLargeBatchAnsweredAndChargedOnce(api: string, adminToken: string): Promise<void> {
+  const org = await seedOrganization(api, adminToken, '100.00');
+  const input = Array.from({ length: BATCH }, (_, i) => `word number ${i}`);
+  const response = await http<EmbeddingList & { error?: unknown }>('POST', `${api}/v1/embeddings`, {
+    token: org.apiKey,
+    body: { model: 'demo/embed-large', input },
+  });
+  expect({ status: response.status, error: response.body.error }).toEqual({ status: 200, error: undefined });
+  const { data, id, usage } = response.body;
+  expect(data.map((item) => item.index)).toEqual(input.map((_, i) => i));
+  expect(data.every((item) => item.embedding.length === 3_072)).toBe(true);
+  await expectEventually(async () => {
+    const history = await http('GET', `${api}/v1/history/generations?limit=100`, { token: org.apiKey });
+    const items = (history.body as { items: Array<{ id: string; cost: string }> }).items;
+    expect(items.map((item) => ({ id: item.id, cost: new Decimal(item.cost).toNumber() }))).toEqual([
+      { id, cost: usage.cost },
+    ]);
+    const balance = await http('GET', `${api}/v1/balance`, { token: org.apiKey });
+    expect(new Decimal((balance.body as { amount: string }).amount).toString()).toBe(
+      new Decimal('100').minus(items[0].cost).toString(),
+    );
+  });
+}
+
 describe('claim checks: a 25 MB transcription in the embedded mode', () => {
   let gateway: EmbeddedGateway;
 
@@ -79,6 +117,12 @@ describe('claim checks: a 25 MB transcription in the embedded mode', () => {
     const transient = join(gateway.dataDir, 'files', 'transient');
     await expectEventually(() => expect(existsSync(transient) ? readdirSync(transient) : []).toEqual([]));
   });
+
+  it(
+    `answers ${BATCH} embeddings of demo/embed-large and charges them once`,
+    () => expectLargeBatchAnsweredAndChargedOnce(gateway.api, gateway.adminToken),
+    240_000,
+  );
 });
 
 describe('claim checks in the distributed mode, on a nats-server with its default 1 MB max_payload', () => {
@@ -130,6 +174,11 @@ describe('claim checks in the distributed mode, on a nats-server with its defaul
     expect(response.body.usage.prompt_tokens).toBeGreaterThan(bytes / 10);
     await noTransientObjects();
   });
+
+  it(`answers ${BATCH} embeddings of demo/embed-large and charges them once`, async () => {
+    await expectLargeBatchAnsweredAndChargedOnce(stack.api, ADMIN_TOKEN);
+    await noTransientObjects();
+  }, 240_000);
 
   it('transcribes a file just under 25 MB', async () => {
     const result = await transcribe(stack.api, apiKey, LARGE_WAV);
