@@ -35,21 +35,21 @@ import {
   clientMaxTokens,
   completionCeiling,
   conversation,
+  promptTextWidth,
   promptTokensEstimate,
   toUpstreamRequest,
   withReasoningEffort,
 } from './chat-plan';
-import { CompletionEstimates } from './completion-estimates';
-import { PromptCountRatios } from './prompt-count-ratios';
 import { awaitFirstOutput, FirstOutput } from './first-output';
 import { GenerationCancellations } from './generation-cancellations';
-import { heldPromptTokens, holdNeeds, initialHold } from './hold-sizing';
+import { HoldEstimates } from './hold-estimates';
+import { holdNeeds, initialHold } from './hold-sizing';
 import { planRoutes } from './routing';
 import { TokenTally } from './token-estimate';
 
 export const CHAT_SETTINGS = Symbol('CHAT_SETTINGS');
 export interface ChatSettings {
-  /** The least completion a first hold covers; a balance that cannot is refused with 402. */
+  /** The least completion a first hold covers (less where the model's answers have been shorter); a balance that cannot is refused with 402. */
   minCompletionTokens: number;
   /** The completion a first hold covers for a model this process has not seen answer yet. */
   firstHoldCompletionTokens: number;
@@ -89,8 +89,7 @@ type AnswerEnd =
  */
 @Injectable()
 export class ChatCompletionService {
-  private readonly completionEstimates: CompletionEstimates;
-  private readonly promptCounts = new PromptCountRatios();
+  private readonly holdEstimates: HoldEstimates;
 
   constructor(
     private readonly catalogue: ModelCatalogue,
@@ -99,7 +98,7 @@ export class ChatCompletionService {
     private readonly cancellations: GenerationCancellations,
     @Inject(CHAT_SETTINGS) private readonly settings: ChatSettings,
   ) {
-    this.completionEstimates = new CompletionEstimates(settings.firstHoldCompletionTokens);
+    this.holdEstimates = new HoldEstimates(settings.firstHoldCompletionTokens, settings.minCompletionTokens);
   }
 
   async complete(request: ChatCompletionRpcMessageDto): Promise<ChatCompletion> {
@@ -294,6 +293,7 @@ export class ChatCompletionService {
   ): Promise<AnswerEnd> {
     generation.firstOutputAt = Date.now();
     const ceilingTokens = completionCeiling(route, generation.clientMax);
+    const counts = this.holdEstimates.of(generation.model.entry.id, route.name, generation.promptTextWidth);
     const produced = new TokenTally();
     let text = '';
     let finishReason: string | null = null;
@@ -315,8 +315,10 @@ export class ChatCompletionService {
         (event.content ?? '') +
         (event.toolCalls ?? []).map((call) => call.function?.arguments ?? '').join('');
       produced.add(piece);
-      if (produced.tokens > paidTokens) {
-        if (!(await this.holdPays(generation, route, heldPrompt, produced.tokens, ceilingTokens))) {
+      // The provider's count of the answer so far, as learned from its earlier answers: what the hold must pay for.
+      const producedTokens = counts.completionTokens(produced.tokens);
+      if (producedTokens > paidTokens) {
+        if (!(await this.holdPays(generation, route, heldPrompt, producedTokens, ceilingTokens))) {
           outOfFunds = true;
           return;
         }
@@ -359,18 +361,15 @@ export class ChatCompletionService {
     const blocked = isBlockedWithoutOutput(reason, text);
     if (!blocked && !outOfFunds) {
       await this.holdCovers(generation, chatCost(route.pricing, final));
-      // The hold is checked against the gateway's own count while the answer streams and against the provider's at the end: it must cover both.
-      this.completionEstimates.record(
-        generation.model.entry.id,
-        Math.max(final.completion_tokens, produced.tokens),
-      );
-      if (usage !== null) {
-        this.promptCounts.record(
-          generation.model.entry.id,
-          heldPromptTokens(generation.promptEstimate, generation.messages.length),
-          final.prompt_tokens,
-        );
-      }
+      counts.record({
+        promptEstimate: generation.promptEstimate,
+        messages: generation.messages.length,
+        answerTally: produced.tokens,
+        provider:
+          usage === null
+            ? null
+            : { promptTokens: final.prompt_tokens, completionTokens: final.completion_tokens },
+      });
     }
     const cost = blocked ? new Decimal(0) : completionCost(route, final, generation.reserved);
     return {
@@ -439,6 +438,8 @@ export class ChatCompletionService {
       preferencesParam: this.providerFromAlias(request) ? 'model' : 'provider',
     });
     const clientMax = clientMaxTokens(body);
+    const textWidth = promptTextWidth(messages, body);
+    const counts = this.holdEstimates.of(model.entry.id, routes[0].name, textWidth);
     const generation: ChatGeneration = {
       id,
       request,
@@ -448,10 +449,8 @@ export class ChatCompletionService {
       routes,
       messages,
       promptEstimate,
-      heldPromptTokens: this.promptCounts.scaled(
-        model.entry.id,
-        heldPromptTokens(promptEstimate, messages.length),
-      ),
+      heldPromptTokens: counts.promptTokens(promptEstimate, messages.length),
+      promptTextWidth: textWidth,
       clientMax,
       reserved: new Decimal(0),
       startedAt: new Date(),
@@ -461,9 +460,9 @@ export class ChatCompletionService {
     const amounts = initialHold(
       routes[0],
       generation.heldPromptTokens,
-      this.completionEstimates.expected(model.entry.id),
+      counts.expectedCompletionTokens(),
       clientMax,
-      this.settings.minCompletionTokens,
+      counts.leastCompletionTokens(),
     );
     generation.reserved = await this.billing.reserve(
       billedGeneration(generation),

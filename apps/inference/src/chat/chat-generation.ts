@@ -19,8 +19,10 @@ export interface ChatGeneration {
   messages: ChatMessageDto[];
   /** The prompt's realistic estimate: the first hold's, and charged when the provider does not say how long the prompt was. */
   promptEstimate: number;
-  /** The prompt as the hold counts it until the provider tells its count (see heldPromptTokens). */
+  /** The prompt as the hold counts it until the provider tells its count (see LearnedCounts.promptTokens). */
   heldPromptTokens: number;
+  /** The kind of script the prompt is in, which keys what is learned of the provider's counts (see textWidth). */
+  promptTextWidth: number;
   clientMax: number | null;
   /** The hold: what billing holds for this generation now; it grows as the answer does. */
   reserved: Decimal;

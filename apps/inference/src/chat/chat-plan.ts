@@ -2,7 +2,7 @@ import { DomainError } from '@gw/contracts';
 import type { ChatCompletionRequestDto, ChatMessageDto } from '@gw/dto';
 import type { ProviderRoute } from '@gw/catalogue';
 import type { UpstreamChatRequest } from '../providers/upstream-chat';
-import { estimatedTokens } from './token-estimate';
+import { estimatedTokens, textWidth } from './token-estimate';
 
 /** An image part is estimated as the least a provider counts for one (OpenAI's low detail), so images never inflate an estimate. */
 export const IMAGE_PART_ESTIMATED_TOKENS = 85;
@@ -68,6 +68,11 @@ export function promptTokensEstimate(messages: ChatMessageDto[], body: ChatCompl
     content.texts.reduce((sum, text) => sum + estimatedTokens(text), 0) +
     content.images * IMAGE_PART_ESTIMATED_TOKENS
   );
+}
+
+/** The kind of script the prompt's texts are mostly in (see textWidth). */
+export function promptTextWidth(messages: ChatMessageDto[], body: ChatCompletionRequestDto): number {
+  return textWidth(promptContent(messages, body).texts);
 }
 
 export function clientMaxTokens(

@@ -1,5 +1,5 @@
 import type { ProviderRoute } from '@gw/catalogue';
-import { heldPromptTokens, HOLD_STEP_TOKENS, holdNeeds, initialHold } from './hold-sizing';
+import { HOLD_STEP_TOKENS, holdNeeds, initialHold } from './hold-sizing';
 
 /** Mock Alpha's prices (150 and 600 RUB per million) and completion limit. */
 const alpha = {
@@ -9,13 +9,6 @@ const alpha = {
 } as ProviderRoute;
 const rub = (promptTokens: number, completionTokens: number) =>
   ((promptTokens * 150 + completionTokens * 600) / 1_000_000).toFixed(8);
-
-describe('heldPromptTokens', () => {
-  it('counts 4 tokens per message beyond the estimate of the texts, as providers do', () => {
-    expect(heldPromptTokens(24, 1)).toBe(28);
-    expect(heldPromptTokens(100, 3)).toBe(112);
-  });
-});
 
 describe('initialHold', () => {
   it('covers the prompt estimate and the expected completion, down to the minimum completion', () => {

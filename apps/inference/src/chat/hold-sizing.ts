@@ -6,28 +6,18 @@ import { completionCeiling } from './chat-plan';
 /** A hold grows by at least this many completion tokens, so that a long answer asks billing only a few times. */
 export const HOLD_STEP_TOKENS = 64;
 
-/**
- * Tokens per message that providers count beyond its text (role markers, separators; Mock Alpha
- * counts 4, OpenAI about 3 and 3 more for the reply): the hold counts them, so that an answer of
- * the usual length does not need its hold grown at the end. Charged estimates never count them (24).
- */
-export const HELD_TOKENS_PER_MESSAGE = 4;
-
-/** The prompt as a hold counts it until the provider tells its own count. */
-export function heldPromptTokens(promptEstimate: number, messages: number): number {
-  return promptEstimate + HELD_TOKENS_PER_MESSAGE * messages;
-}
-
 export interface HoldAmounts {
   maxAmount: Decimal;
   minAmount: Decimal;
 }
 
 /**
- * The first hold of a chat: the prompt's estimate and the completion this model's answers usually
- * have, at the prices of the provider tried first, within the completion ceiling. A balance that
- * cannot cover it may hold less, down to `minCompletionTokens`; either way the hold grows as the
- * answer does (see holdNeeds), so it never has to cover the longest possible answer up front.
+ * The first hold of a chat: the prompt and the answer as long as this model's answers have been,
+ * both in the provider's tokens as learned from its answers (see LearnedCounts), at the prices of
+ * the provider tried first, within the completion ceiling. A balance that cannot cover it may hold
+ * less, down to the prompt and `minCompletionTokens` (never more than a typical answer); either
+ * way the hold grows as the answer does (see holdNeeds), so it never has to cover the longest
+ * possible answer up front.
  */
 export function initialHold(
   route: ProviderRoute,

@@ -1,4 +1,4 @@
-import { estimatedTokens, TokenTally } from './token-estimate';
+import { estimatedTokens, textWidth, TokenTally } from './token-estimate';
 
 describe('estimatedTokens', () => {
   it.each<[string, string, number]>([
@@ -25,5 +25,21 @@ describe('TokenTally', () => {
       tally.add(piece);
       expect(tally.tokens).toBe(estimatedTokens(pieces.slice(0, i + 1).join('')));
     });
+  });
+});
+
+describe('textWidth', () => {
+  it.each<[string, string[], number]>([
+    ['nothing', [], 1],
+    ['English prose', ['Could you tell me what the weather is like?'], 1],
+    ['Russian prose, its spaces and punctuation included', ['Подскажи, пожалуйста, какая погода?'], 2],
+    ['Chinese', ['今天天气怎么样'], 3],
+    [
+      'texts together, the longest weighing most',
+      ['Answer in English.', 'Подскажи, пожалуйста, какая погода в Лиссабоне?'],
+      2,
+    ],
+  ])('tells %s', (_label, texts, expected) => {
+    expect(textWidth(texts)).toBe(expected);
   });
 });

@@ -9,6 +9,26 @@ export function estimatedTokens(text: string): number {
   return Math.max(Math.ceil(Buffer.byteLength(text, 'utf8') / 4), text.match(/\S+/g)?.length ?? 0);
 }
 
+/** The widest textWidth: the three UTF-8 bytes of a CJK character. */
+const WIDEST_TEXT = 3;
+
+/**
+ * What kind of script texts are mostly in, as their UTF-8 bytes per UTF-16 unit, rounded: 1 for
+ * Latin scripts, 2 for Cyrillic, Greek, Arabic or Hebrew, 3 for CJK. estimatedTokens counts bytes,
+ * and tokenizers spend a different number of bytes per token on each, so what the gateway learns
+ * of a provider's counts holds for one kind of text.
+ */
+export function textWidth(texts: readonly string[]): number {
+  let bytes = 0;
+  let units = 0;
+  for (const text of texts) {
+    bytes += Buffer.byteLength(text, 'utf8');
+    units += text.length;
+  }
+  if (units === 0) return 1;
+  return Math.min(WIDEST_TEXT, Math.max(1, Math.round(bytes / units)));
+}
+
 /**
  * estimatedTokens of a text that arrives in pieces, kept up to date piece by piece: a word split
  * across two pieces counts once, so the count always equals estimatedTokens of the whole so far.
