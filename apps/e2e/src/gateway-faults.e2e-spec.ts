@@ -9,7 +9,8 @@ const CONCURRENT = 4;
 /**
  * A gateway replica SIGKILLed with requests in flight: the concurrency slots it held die with it
  * within seconds, so the key is not locked out on the replicas that live on, and while it is at
- * its limit a 429 says when a slot frees (seconds), not when a forgotten lease would lapse.
+ * its limit a 429 says when a slot frees (seconds), not when a forgotten lease would lapse. Then the
+ * service behind the gateway dies: its calls in flight end within seconds, not at the RPC timeout.
  */
 describe('gateway faults (distributed mode)', () => {
   const stack = new DistributedStack({
@@ -26,18 +27,22 @@ describe('gateway faults (distributed mode)', () => {
 
   afterAll(() => stack.stop(), 30_000);
 
-  it(`frees the ${CONCURRENT} slots of a key held by a replica that was killed within seconds`, async () => {
-    const org = await seedOrganization(stack.api, ADMIN_TOKEN, '100.00');
+  async function query<Row extends object>(sql: string, params: unknown[]): Promise<Row[]> {
     const db = new Client({ connectionString: stack.databaseUrl });
     await db.connect();
     try {
-      await db.query(`UPDATE auth.api_keys SET rate_limit_concurrent = $1 WHERE organization_id = $2`, [
-        CONCURRENT,
-        org.organizationId,
-      ]);
+      return (await db.query<Row>(sql, params)).rows;
     } finally {
       await db.end();
     }
+  }
+
+  it(`frees the ${CONCURRENT} slots of a key held by a replica that was killed within seconds`, async () => {
+    const org = await seedOrganization(stack.api, ADMIN_TOKEN, '100.00');
+    await query(`UPDATE auth.api_keys SET rate_limit_concurrent = $1 WHERE organization_id = $2`, [
+      CONCURRENT,
+      org.organizationId,
+    ]);
     // Longer than the test takes to see the slots free: they are given up by the lease, not by their requests ending.
     const inFlight = Array.from({ length: CONCURRENT }, (_, i) =>
       http('POST', `${stack.api}/v1/chat/completions`, {
@@ -62,4 +67,39 @@ describe('gateway faults (distributed mode)', () => {
     await expectEventually(async () => expect((await balance()).status).toBe(200), { timeoutMs: 30_000 });
     expect(Date.now() - killedAt).toBeLessThan(15_000);
   }, 90_000);
+
+  it('answers the chats in flight with a 503 within seconds when inference dies', async () => {
+    const org = await seedOrganization(survivor, ADMIN_TOKEN, '100.00');
+    const chat = (stream: boolean) =>
+      http('POST', `${survivor}/v1/chat/completions`, {
+        token: org.apiKey,
+        body: {
+          model: 'demo/chat',
+          stream,
+          messages: [{ role: 'user', content: `[[delay:25000]] an answer inference will not live to give` }],
+        },
+      });
+    const inFlight = [chat(false), chat(true)];
+    await expectEventually(
+      async () => {
+        const [held] = await query<{ count: number }>(
+          `SELECT COUNT(*)::int AS "count" FROM billing.reservations WHERE organization_id = $1 AND status = 'held'`,
+          [org.organizationId],
+        );
+        expect(held.count).toBe(2);
+      },
+      { timeoutMs: 20_000 },
+    );
+
+    const killedAt = Date.now();
+    await stack.apps.get('inference')?.stop('SIGKILL');
+    const results = await Promise.all(inFlight);
+    const answeredAfterMs = Date.now() - killedAt;
+
+    for (const result of results) {
+      expect(result.status).toBe(503);
+      expect(result.body).toMatchObject({ error: { code: 'service_unavailable' } });
+    }
+    expect(answeredAfterMs).toBeLessThan(4_000);
+  }, 60_000);
 });
