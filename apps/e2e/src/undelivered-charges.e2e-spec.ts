@@ -118,4 +118,54 @@ describe('no charge for what the gateway could not deliver (distributed mode)', 
 
     await expectChargedOnlyWhatWasDelivered(org.organizationId, streams, results);
   }, 90_000);
+
+  /**
+   * The gateway dies with generations in flight: its own undelivered reports die with it, so
+   * inference, which sees that the gateway that asked is gone, records them undelivered. Run last:
+   * the first gateway stays dead and a new one takes its place.
+   */
+  it('charges none of the chats in flight when their gateway is SIGKILLed', async () => {
+    const org = await seedOrganization(stack.api, ADMIN_TOKEN, '100.00');
+    const chat = (stream: boolean, content: string) =>
+      http('POST', `${stack.api}/v1/chat/completions`, {
+        token: org.apiKey,
+        body: { model: 'demo/chat', stream, messages: [{ role: 'user', content }] },
+      }).catch((err: unknown) => err);
+    const inFlight = [
+      ...[0, 1].map((i) => chat(false, `[[delay:8000]] answered after the gateway died, plain ${i}`)),
+      ...[0, 1, 2].map((i) =>
+        chat(true, `[[slow:500]] streamed across the crash of its gateway, cut ${i} ${'word '.repeat(20)}`),
+      ),
+    ];
+    await expectEventually(async () => expect((await held()).count).toBe(inFlight.length), {
+      timeoutMs: 20_000,
+    });
+
+    await stack.apps.get('api-gateway')?.stop('SIGKILL');
+    await Promise.all(inFlight);
+    const api = await stack.startGatewayReplica();
+
+    const codes = () =>
+      query<{ code: string | null }>(
+        `SELECT "error"->>'code' AS "code" FROM "billing"."generations" WHERE "organization_id" = $1`,
+        [org.organizationId],
+      );
+    await expectEventually(
+      async () => {
+        const history = await http('GET', `${api}/v1/history/generations?limit=100`, { token: org.apiKey });
+        expect(history.status).toBe(200);
+        const items = (history.body as { items: Array<{ status: string; cost: string }> }).items;
+        expect(
+          items.map((item) => ({ status: item.status, cost: new Decimal(item.cost).toNumber() })),
+        ).toEqual(inFlight.map(() => ({ status: 'failed', cost: 0 })));
+        expect((await codes()).map((row) => row.code)).toEqual(
+          inFlight.map(() => GENERATION_UNDELIVERED_ERROR_CODE),
+        );
+        const balance = await http('GET', `${api}/v1/balance`, { token: org.apiKey });
+        expect(new Decimal((balance.body as { amount: string }).amount).toFixed(8)).toBe('100.00000000');
+        expect(await held()).toEqual({ count: 0, amount: '0' });
+      },
+      { timeoutMs: 45_000 },
+    );
+  }, 120_000);
 });

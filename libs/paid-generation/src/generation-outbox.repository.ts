@@ -76,6 +76,15 @@ export class GenerationOutboxRepository {
     );
   }
 
+  /** One event on its own; storing it again (a retried report) keeps the first. */
+  async saveMessage(organizationId: string, message: OutboxMessage): Promise<void> {
+    await this.dataSource.query(
+      `INSERT INTO ${this.outboxTable} ("message_id", "organization_id", "subject", "payload")
+       VALUES ($1, $2, $3, $4::jsonb) ON CONFLICT DO NOTHING`,
+      [message.messageId, organizationId, message.subject, JSON.stringify(message.payload)],
+    );
+  }
+
   /**
    * Marks events published, many at a time. Committed without waiting for the WAL flush: a mark
    * lost in a crash only makes the relay publish that event again, which JetStream and billing

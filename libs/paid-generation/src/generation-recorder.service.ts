@@ -1,12 +1,22 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { BillingEvents, GenerationFinishedEvent } from '@gw/contracts';
+import { BillingEvents, GenerationFinishedEvent, type GenerationUndeliveredEvent } from '@gw/contracts';
 import { DurableEvents, groupCommit, type MicroBatcher } from '@gw/platform';
 import {
   type FinishedGeneration,
   GenerationOutboxRepository,
+  type OutboxMessage,
   type PublishedMessage,
 } from './generation-outbox.repository';
 import type { NewAttempt } from './paid-generation-tables';
+
+/** The events an outbox holds, by subject. */
+const OUTBOX_EVENTS = new Map<
+  string,
+  typeof BillingEvents.generationFinished | typeof BillingEvents.generationUndelivered
+>([
+  [BillingEvents.generationFinished.subject, BillingEvents.generationFinished],
+  [BillingEvents.generationUndelivered.subject, BillingEvents.generationUndelivered],
+]);
 
 /** Well under the outbox relay's interval, so a marked event is never republished for want of its mark. */
 const PUBLISHED_MARK_WAIT_MS = 50;
@@ -57,7 +67,26 @@ export class GenerationRecorder implements OnApplicationShutdown {
       await this.events.publish(BillingEvents.generationFinished, event, event.generationId);
       return;
     }
-    const publishing = this.publish(event.organizationId, event.generationId, event);
+    this.publishInBackground(event.organizationId, message);
+  }
+
+  /**
+   * Stores and publishes the report that a generation's answer could not be delivered, made by
+   * inference when the gateway that asked for it is gone; the same message id as the gateway's own
+   * report of it, so JetStream keeps one.
+   */
+  async undelivered(event: GenerationUndeliveredEvent): Promise<void> {
+    const message = {
+      messageId: `undelivered-${event.generationId}`,
+      subject: BillingEvents.generationUndelivered.subject,
+      payload: event,
+    };
+    await this.outbox.saveMessage(event.organizationId, message);
+    this.publishInBackground(event.organizationId, message);
+  }
+
+  private publishInBackground(organizationId: string, message: OutboxMessage): void {
+    const publishing = this.publish(organizationId, message);
     this.publishing.add(publishing);
     void publishing.finally(() => this.publishing.delete(publishing));
   }
@@ -66,10 +95,13 @@ export class GenerationRecorder implements OnApplicationShutdown {
     await Promise.all(this.publishing);
   }
 
-  /** Publishes one stored event; JetStream deduplicates by the generation id, billing is idempotent by it too. */
-  async publish(organizationId: string, messageId: string, event: GenerationFinishedEvent): Promise<boolean> {
+  /** Publishes one stored event; JetStream deduplicates by its message id, billing is idempotent by the generation. */
+  async publish(organizationId: string, message: OutboxMessage): Promise<boolean> {
+    const { messageId, subject } = message;
     try {
-      await this.events.publish(BillingEvents.generationFinished, event, messageId);
+      const contract = OUTBOX_EVENTS.get(subject);
+      if (!contract) throw new Error(`No event is published on ${subject}`);
+      await this.events.publish(contract, message.payload as object, messageId);
       await this.marking.submit({ organizationId, messageId });
       return true;
     } catch (err) {

@@ -1,5 +1,4 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import type { GenerationFinishedEvent } from '@gw/contracts';
 import { PeriodicTask } from '@gw/platform';
 import { GenerationOutboxRepository } from './generation-outbox.repository';
 import { GenerationRecorder } from './generation-recorder.service';
@@ -39,10 +38,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     let published = 0;
     const rows = await this.outbox.findUnpublishedOlderThan(before, BATCH);
     for (const row of rows) {
-      if (
-        await this.recorder.publish(row.organizationId, row.messageId, row.payload as GenerationFinishedEvent)
-      )
-        published++;
+      if (await this.recorder.publish(row.organizationId, row)) published++;
     }
     return published;
   }

@@ -10,6 +10,7 @@ export * from './errors/rpc-error.filter';
 export * from './events/durable-events';
 export * from './logging/log-text';
 export * from './logging/logger';
+export * from './transport/caller-presence';
 export * from './transport/in-process-bus';
 export * from './transport/in-process-client';
 export * from './transport/in-process-server';

@@ -4,9 +4,11 @@ import { ChatCompletion, ChatCompletionChunk, InferenceContracts } from '@gw/con
 import { ChatCompletionRpcMessageDto } from '@gw/dto';
 import { HandlesRpc, SendsHeartbeats } from '@gw/platform';
 import { ChatCompletionService } from './chat-completion.service';
+import { WatchesForGoneCaller } from './gone-caller-watch';
 
 @Controller()
 @SendsHeartbeats()
+@WatchesForGoneCaller()
 export class ChatCompletionHandler {
   constructor(private readonly chat: ChatCompletionService) {}
 

@@ -4,9 +4,11 @@ import { EmbeddingRpcMessageDto } from '@gw/dto';
 import { HandlesRpc, SendsHeartbeats } from '@gw/platform';
 import { omitNullFields } from '../formats/omit-null-fields';
 import { EmbeddingsService } from './embeddings.service';
+import { WatchesForGoneCaller } from '../chat/gone-caller-watch';
 
 @Controller()
 @SendsHeartbeats()
+@WatchesForGoneCaller()
 export class EmbeddingsHandler {
   constructor(private readonly embeddings: EmbeddingsService) {}
 

@@ -11,6 +11,7 @@ import {
 import { ChatCompletionRequestDto, MessagesRpcMessageDto, ResponsesRpcMessageDto } from '@gw/dto';
 import { HandlesRpc, SendsHeartbeats } from '@gw/platform';
 import { ChatCompletionService } from '../chat/chat-completion.service';
+import { WatchesForGoneCaller } from '../chat/gone-caller-watch';
 import { translateStream } from './event-stream';
 import { messageFromCompletion, messagesStreamTranslator, messagesToChatBody } from './messages-translation';
 import {
@@ -28,6 +29,7 @@ import {
  */
 @Controller()
 @SendsHeartbeats()
+@WatchesForGoneCaller()
 export class FormatsHandler {
   constructor(private readonly chat: ChatCompletionService) {}
 

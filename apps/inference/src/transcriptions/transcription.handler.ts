@@ -4,9 +4,11 @@ import { TranscriptionRpcMessageDto } from '@gw/dto';
 import { HandlesRpc, SendsHeartbeats } from '@gw/platform';
 import { omitNullFields } from '../formats/omit-null-fields';
 import { TranscriptionService } from './transcription.service';
+import { WatchesForGoneCaller } from '../chat/gone-caller-watch';
 
 @Controller()
 @SendsHeartbeats()
+@WatchesForGoneCaller()
 export class TranscriptionHandler {
   constructor(private readonly transcriptions: TranscriptionService) {}
 

@@ -1,11 +1,12 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { ClientProxy, ClientProxyFactory, Transport } from '@nestjs/microservices';
 import { DurableEvents, JetStreamDurableEvents, InProcessDurableEvents } from '../events/durable-events';
+import { CALLER_HEADER, CALLER_ID, CallerPresence } from './caller-presence';
 import { InProcessClient } from './in-process-client';
 import { RpcClient } from './rpc-client';
 import { RPC_CLIENT_PROXY, TRANSPORT_OPTIONS, TransportOptions } from './transport-options';
 
-/** Provides the RpcClient and the durable event bus for whichever transport the app runs on. */
+/** Provides the RpcClient, caller presence and the durable event bus for whichever transport the app runs on. */
 @Global()
 @Module({})
 export class TransportModule {
@@ -20,11 +21,13 @@ export class TransportModule {
             options.kind === 'nats'
               ? ClientProxyFactory.create({
                   transport: Transport.NATS,
-                  options: { servers: [options.servers] },
+                  // Names this process in every request, for services that ask whether it is still there.
+                  options: { servers: [options.servers], headers: { [CALLER_HEADER]: CALLER_ID } },
                 })
               : new InProcessClient(options.bus),
         },
         RpcClient,
+        CallerPresence,
         {
           provide: DurableEvents,
           useFactory: (): DurableEvents =>
@@ -33,7 +36,7 @@ export class TransportModule {
               : new InProcessDurableEvents(options.bus),
         },
       ],
-      exports: [RpcClient, DurableEvents, TRANSPORT_OPTIONS],
+      exports: [RpcClient, CallerPresence, DurableEvents, TRANSPORT_OPTIONS],
     };
   }
 }
