@@ -33,7 +33,7 @@ export class LoginController {
     type: ErrorEnvelopeDto,
   })
   @ApiTooManyRequestsResponse({
-    description: 'Too many failed logins of this account or from this address; see Retry-After',
+    description: 'Too many failed logins from this address, of this account or of any; see Retry-After',
     type: ErrorEnvelopeDto,
   })
   login(

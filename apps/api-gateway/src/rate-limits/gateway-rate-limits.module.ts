@@ -1,7 +1,5 @@
 import { Global, Module } from '@nestjs/common';
 import {
-  BackoffPolicy,
-  FailureBackoff,
   InMemoryRateLimitStore,
   JetStreamRateLimitStore,
   RateLimiter,
@@ -12,17 +10,12 @@ import {
 import { API_GATEWAY_ENV, ApiGatewayEnv } from '../api-gateway.env';
 import { ApiKeyRateLimitOverrides } from './api-key-rate-limit-overrides';
 import { ApiKeyRateLimitGuard } from './api-key-rate-limit.guard';
-import { LoginThrottle, OperatorThrottle } from './credential-attempt-throttle';
-
-/** Failures of an account or an address are forgotten an hour after the last one. */
-const FAILURE_MEMORY_MS = 60 * 60_000;
-
-/**
- * The operator account is one for everybody, so a low bound would let anyone lock the operator out
- * with a few wrong tokens; a long random ADMIN_TOKEN is not found in a hundred guesses, so the
- * account backoff only has to stop guessing spread over many addresses.
- */
-const OPERATOR_ACCOUNT_FREE_FAILURES = 100;
+import {
+  type GuessLimits,
+  guessBackoffs,
+  LoginThrottle,
+  OperatorThrottle,
+} from './credential-attempt-throttle';
 
 /**
  * The gateway's limits. Replicas share their counters through JetStream; the embedded mode, its
@@ -48,13 +41,32 @@ const OPERATOR_ACCOUNT_FREE_FAILURES = 100;
       provide: LoginThrottle,
       inject: [RateLimitStore, API_GATEWAY_ENV],
       useFactory: (store: RateLimitStore, env: ApiGatewayEnv) =>
-        new LoginThrottle(...backoffs(store, env, env.AUTH_FREE_FAILURES_PER_ACCOUNT)),
+        new LoginThrottle(
+          guessBackoffs(
+            store,
+            authLimits(env, {
+              address: env.AUTH_FREE_FAILURES_PER_ADDRESS,
+              guesser: env.AUTH_FREE_FAILURES_PER_ACCOUNT,
+              account: env.AUTH_FREE_FAILURES_PER_ACCOUNT,
+            }),
+          ),
+        ),
     },
     {
       provide: OperatorThrottle,
       inject: [RateLimitStore, API_GATEWAY_ENV],
+      // One operator account: its guessers are the client addresses, each with the per-address bound.
       useFactory: (store: RateLimitStore, env: ApiGatewayEnv) =>
-        new OperatorThrottle(...backoffs(store, env, OPERATOR_ACCOUNT_FREE_FAILURES)),
+        new OperatorThrottle(
+          guessBackoffs(
+            store,
+            authLimits(env, {
+              address: env.AUTH_FREE_FAILURES_PER_ADDRESS,
+              guesser: env.AUTH_FREE_FAILURES_PER_ADDRESS,
+              account: env.AUTH_FREE_FAILURES_PER_ADDRESS,
+            }),
+          ),
+        ),
     },
     ApiKeyRateLimitOverrides,
     ApiKeyRateLimitGuard,
@@ -63,20 +75,6 @@ const OPERATOR_ACCOUNT_FREE_FAILURES = 100;
 })
 export class GatewayRateLimitsModule {}
 
-/** Per client address, then per account. */
-function backoffs(
-  store: RateLimitStore,
-  env: ApiGatewayEnv,
-  accountFreeFailures: number,
-): [FailureBackoff, FailureBackoff] {
-  const policy = (freeFailures: number): BackoffPolicy => ({
-    freeFailures,
-    baseDelayMs: env.AUTH_BACKOFF_BASE_MS,
-    maxDelayMs: env.AUTH_BACKOFF_MAX_MS,
-    memoryMs: Math.max(FAILURE_MEMORY_MS, env.AUTH_BACKOFF_MAX_MS),
-  });
-  return [
-    new FailureBackoff(store, policy(env.AUTH_FREE_FAILURES_PER_ADDRESS)),
-    new FailureBackoff(store, policy(accountFreeFailures)),
-  ];
+function authLimits(env: ApiGatewayEnv, freeFailures: GuessLimits['freeFailures']): GuessLimits {
+  return { freeFailures, baseDelayMs: env.AUTH_BACKOFF_BASE_MS, maxDelayMs: env.AUTH_BACKOFF_MAX_MS };
 }

@@ -18,7 +18,8 @@ import { CredentialKeyed, OPERATOR_CREDENTIAL_KEY } from './credential-key';
 
 /**
  * The operator API (DESIGN.md §4): `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time,
- * with a backoff after failures per client address and for the operator account.
+ * with a backoff after failures of the client address (OperatorThrottle): an address that guessed
+ * waits, whatever it sends; one that did not is never refused.
  */
 @Injectable()
 export class AdminTokenGuard implements CanActivate {
@@ -52,7 +53,7 @@ export function AdminOnly() {
     ApiBearerAuth('admin-token'),
     ApiUnauthorizedResponse({ description: 'Missing or invalid admin token', type: ErrorEnvelopeDto }),
     ApiTooManyRequestsResponse({
-      description: 'Too many failed attempts from this address or on the operator account; see Retry-After',
+      description: 'Too many failed attempts from this address; see Retry-After',
       type: ErrorEnvelopeDto,
     }),
   );
