@@ -310,6 +310,26 @@ describe('gateway authentication over HTTP, NATS and the auth service', () => {
     });
   });
 
+  it('refuses a correctly signed JWT that lives longer than auth issues them or was issued in the future', async () => {
+    const { org, memberUser } = await organization();
+    const signer = new JwtService({ secret: JWT_SECRET });
+    const claims = { org: org.id, role: 'member' };
+    const now = Math.floor(Date.now() / 1000);
+    const century = signer.sign(claims, { subject: memberUser.id, expiresIn: 100 * 365 * 24 * 3600 });
+    const tomorrow = signer.sign(
+      { ...claims, iat: now + 24 * 3600, exp: now + 25 * 3600 },
+      { subject: memberUser.id },
+    );
+    const asAuthIssues = signer.sign(claims, { subject: memberUser.id, expiresIn: 3600 });
+    for (const token of [century, tomorrow]) {
+      expect(await call('GET', '/v1/console/api-keys', { token })).toMatchObject({
+        status: 401,
+        body: { error: { type: 'authentication_error', code: 'unauthorized' } },
+      });
+    }
+    expect((await call('GET', '/v1/console/api-keys', { token: asAuthIssues })).status).toBe(200);
+  });
+
   it('answers 400, not 500, for invalid UTF-16 in a login or a new user', async () => {
     expect(
       await call('POST', '/auth/login', { body: { email: 'a\ud800@example.com', password: 'x' } }),

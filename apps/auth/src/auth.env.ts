@@ -3,11 +3,6 @@ import { IsInt, Max, Min } from 'class-validator';
 import { PASSWORD_HASH_COST } from './users/password';
 
 export class AuthEnv extends WithJwtSecret(ServiceEnv) {
-  @IsInt()
-  @Min(60)
-  @Max(30 * 24 * 3600)
-  JWT_TTL_SECONDS: number = 3600;
-
   /**
    * log2 of scrypt's N for new password hashes (OWASP: 17). Only tests set it lower, to keep the
    * many sign-ups they make quick; a hash below the setting is upgraded at the next login.

@@ -60,12 +60,20 @@ export function WithHttpListener<Base extends EnvSchema>(base: Base, defaultPort
   return HttpListenerEnv;
 }
 
-/** The secret of the console JWTs (HS256): auth signs them with it, the gateway verifies them with it. */
+/**
+ * The console JWTs (HS256): auth signs them with the secret for the lifetime, the gateway verifies
+ * them with the secret and refuses one that claims to live longer.
+ */
 export function WithJwtSecret<Base extends EnvSchema>(base: Base) {
   class JwtSecretEnv extends base {
     @IsString()
     @MinLength(16)
     JWT_SECRET!: string;
+
+    @IsInt()
+    @Min(60)
+    @Max(30 * 24 * 3600)
+    JWT_TTL_SECONDS: number = 3600;
   }
   return JwtSecretEnv;
 }
