@@ -16,6 +16,8 @@ import {
   ConsoleListApiKeysRequest,
   CreateUserRequest,
   KeyLimits,
+  OAUTH_MESSAGES,
+  OAuthContracts,
   SetKeyLimitsRequest,
   UserPrincipal,
 } from '@gw/contracts';
@@ -30,7 +32,7 @@ import {
   TestDatabase,
   TestNats,
 } from '@gw/testing';
-import { randomBytes, randomUUID, scryptSync } from 'node:crypto';
+import { createHash, randomBytes, randomUUID, scryptSync } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { AUTH_QUEUE, AuthEnv, AuthModule } from '../src/auth.module';
 
@@ -49,13 +51,22 @@ class RevocationListener {
 }
 
 const limitRequests: SetKeyLimitsRequest[] = [];
+/** Limits of 7 wait for this gate, so a test can act while auth is making a key. */
+let limitsGate: { entered: boolean; opened: Promise<void> } | null = null;
 
-/** Stands in for billing: records what auth forwards and refuses an amount of 13, so a failure path can be seen. */
+/**
+ * Stands in for billing: records what auth forwards, refuses an amount of 13, so a failure path can
+ * be seen, and holds an amount of 7 at `limitsGate`.
+ */
 @Controller()
 class BillingLimitsStub {
   @MessagePattern(BillingContracts.setKeyLimits.subject)
-  set(@Payload() request: SetKeyLimitsRequest): KeyLimits {
+  async set(@Payload() request: SetKeyLimitsRequest): Promise<KeyLimits> {
     limitRequests.push(request);
+    if (limitsGate && request.limits.some((l) => l.amount === '7')) {
+      limitsGate.entered = true;
+      await limitsGate.opened;
+    }
     if (request.limits.some((l) => l.amount === '13')) {
       // This bare listener has no RpcErrorFilter, so the error goes out already in the transport's shape.
       throw new RpcException({
@@ -607,5 +618,109 @@ describe('auth service over NATS and Postgres', () => {
       password: 'member password',
     });
     expect(again.token_type).toBe('Bearer');
+  });
+
+  describe('OAuth authorization codes (RFC 6749 §4.1.2)', () => {
+    const callbackUrl = 'https://app.example.com/callback';
+
+    async function issueCode(limits: { period: 'total'; amount: string }[] = []) {
+      const { organization, member } = await organizationWithMembers();
+      const verifier = randomBytes(32).toString('base64url');
+      const { code } = await client.request(OAuthContracts.issueCode, {
+        userId: member.id,
+        organizationId: organization.id,
+        callbackUrl,
+        codeChallenge: createHash('sha256').update(verifier).digest('base64url'),
+        appName: `App ${randomUUID()}`,
+        scopes: ['user:id'],
+        limits,
+      });
+      const exchange = (change: { codeVerifier?: string; callbackUrl?: string } = {}) =>
+        client.request(OAuthContracts.exchangeCode, { code, codeVerifier: verifier, callbackUrl, ...change });
+      return { code, exchange };
+    }
+
+    const refusedWith = (message: string) => ({ code: 'invalid_request', status: 400, message });
+    const resolves = (key: string) =>
+      client.request(AuthContracts.resolveApiKey, { keyHash: apiKeyHash(key) });
+
+    it('burns a code at its first use, even with a wrong verifier or callback_url', async () => {
+      const wrongVerifier = await issueCode();
+      await expect(
+        wrongVerifier.exchange({ codeVerifier: randomBytes(32).toString('base64url') }),
+      ).rejects.toMatchObject(refusedWith(OAUTH_MESSAGES.invalidVerifier));
+      await expect(wrongVerifier.exchange()).rejects.toMatchObject(refusedWith(OAUTH_MESSAGES.codeUsed));
+
+      const wrongCallback = await issueCode();
+      await expect(wrongCallback.exchange({ callbackUrl: `${callbackUrl}/` })).rejects.toMatchObject(
+        refusedWith(OAUTH_MESSAGES.callbackMismatch),
+      );
+      await expect(wrongCallback.exchange()).rejects.toMatchObject(refusedWith(OAUTH_MESSAGES.codeUsed));
+    });
+
+    it('revokes the key a code handed out when the code is used again, and broadcasts it', async () => {
+      const { exchange } = await issueCode();
+      const { key } = await exchange();
+      await expect(resolves(key)).resolves.toMatchObject({ kind: 'api_key' });
+      await expect(exchange()).rejects.toMatchObject(refusedWith(OAUTH_MESSAGES.codeUsed));
+      await expect(resolves(key)).rejects.toMatchObject({ code: 'invalid_api_key' });
+      await expectEventually(() =>
+        expect(revocations).toContainEqual({ apiKeyId: expect.any(String), keyHash: apiKeyHash(key) }),
+      );
+      // Once more: still refused, nothing else happens.
+      await expect(exchange()).rejects.toMatchObject(refusedWith(OAUTH_MESSAGES.codeUsed));
+    });
+
+    it('revokes the key when the code is used again while its first exchange is still making it', async () => {
+      let open!: () => void;
+      const opened = new Promise<void>((resolve) => (open = resolve));
+      limitsGate = { entered: false, opened };
+      const { code, exchange } = await issueCode([{ period: 'total', amount: '7' }]);
+      try {
+        const first = exchange();
+        first.catch(() => undefined);
+        await expectEventually(() => expect(limitsGate?.entered).toBe(true));
+        await expect(exchange()).rejects.toMatchObject(refusedWith(OAUTH_MESSAGES.codeUsed));
+        open();
+        await expect(first).rejects.toMatchObject(refusedWith(OAUTH_MESSAGES.codeUsed));
+      } finally {
+        open();
+        limitsGate = null;
+      }
+      const [issued] = await sql.query(
+        `SELECT k.revoked_at FROM auth.oauth_codes c JOIN auth.api_keys k ON k.key_hash = c.issued_key_hash
+          WHERE c.code_hash = $1`,
+        [apiKeyHash(code)],
+      );
+      expect(issued.revoked_at).toBeInstanceOf(Date);
+    });
+
+    it('does not revoke the secret of a later authorization when an old code is replayed', async () => {
+      const first = await issueCode();
+      const { key: firstKey } = await first.exchange();
+      // The same user authorizes the same application again: the key is rotated.
+      const [row] = await sql.query(
+        `SELECT user_id, organization_id, app_name FROM auth.oauth_codes WHERE code_hash = $1`,
+        [apiKeyHash(first.code)],
+      );
+      const verifier = randomBytes(32).toString('base64url');
+      const { code } = await client.request(OAuthContracts.issueCode, {
+        userId: row.user_id,
+        organizationId: row.organization_id,
+        callbackUrl,
+        codeChallenge: createHash('sha256').update(verifier).digest('base64url'),
+        appName: row.app_name,
+        scopes: ['user:id'],
+        limits: [],
+      });
+      const { key: secondKey } = await client.request(OAuthContracts.exchangeCode, {
+        code,
+        codeVerifier: verifier,
+        callbackUrl,
+      });
+      await expect(resolves(firstKey)).rejects.toMatchObject({ code: 'invalid_api_key' });
+      await expect(first.exchange()).rejects.toMatchObject(refusedWith(OAUTH_MESSAGES.codeUsed));
+      await expect(resolves(secondKey)).resolves.toMatchObject({ kind: 'api_key' });
+    });
   });
 });

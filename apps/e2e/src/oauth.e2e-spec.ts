@@ -377,74 +377,88 @@ describe('OAuth 2.0 with PKCE: key issuance through the browser (two gateway rep
   });
 
   describe('token exchange errors (interface table), each with its exact message', () => {
-    let pkce: PkcePair;
-    let code: string;
-
-    beforeAll(async () => {
-      pkce = pkcePair();
-      const landed = await authorize(signedIn, { pkce, appName: 'Error table' });
-      code = landed.searchParams.get('code') ?? '';
-    });
-
-    const body = (change: Record<string, string> = {}) => ({
-      code,
-      code_verifier: pkce.verifier,
-      callback_url: application.callbackUrl,
-      ...change,
-    });
+    /** A code of its own for each case: the first use burns a code, whatever comes of it. */
+    async function freshCode(appName: string) {
+      const pkce = pkcePair();
+      const landed = await authorize(signedIn, { pkce, appName });
+      const code = landed.searchParams.get('code') ?? '';
+      const body = (change: Record<string, string> = {}) => ({
+        code,
+        code_verifier: pkce.verifier,
+        callback_url: application.callbackUrl,
+        ...change,
+      });
+      return { pkce, code, body };
+    }
 
     it('an unknown code', async () => {
-      const result = await exchange(body({ code: 'no-such-code' }));
+      const result = await exchange({
+        code: 'no-such-code',
+        code_verifier: pkcePair().verifier,
+        callback_url: application.callbackUrl,
+      });
       expect(result.status).toBe(400);
       expect(result.body.error.message).toBe(MESSAGES.invalidCode);
     });
 
-    it('another callback_url', async () => {
+    it('another callback_url, which burns the code', async () => {
+      const { body } = await freshCode('Callback mismatch');
       const result = await exchange(body({ callback_url: `${application.callbackUrl}/` }));
       expect(result.status).toBe(400);
       expect(result.body.error.message).toBe(MESSAGES.callbackMismatch);
+      expect((await exchange(body())).body.error.message).toBe(MESSAGES.codeUsed);
     });
 
-    it('a verifier that does not match the challenge', async () => {
+    it('a verifier that does not match the challenge, which burns the code', async () => {
+      const { body } = await freshCode('Wrong verifier');
       const result = await exchange(body({ code_verifier: pkcePair().verifier }));
       expect(result.status).toBe(400);
       expect(result.body.error.message).toBe(MESSAGES.invalidVerifier);
-      // The plain method: the challenge itself as the verifier.
+      // Then the right verifier comes too late.
+      const right = await exchange(body());
+      expect(right.status).toBe(400);
+      expect(right.body.error.message).toBe(MESSAGES.codeUsed);
+    });
+
+    it('the plain method: the challenge itself as the verifier', async () => {
+      const { pkce, body } = await freshCode('Plain method');
       expect((await exchange(body({ code_verifier: pkce.challenge }))).body.error.message).toBe(
         MESSAGES.invalidVerifier,
       );
     });
 
-    it('a second exchange of a used code', async () => {
-      expect((await exchange(body())).status).toBe(200);
-      const again = await exchange(body());
+    it('a second exchange of a used code, which revokes the key the first one got', async () => {
+      const { body } = await freshCode('Replayed code');
+      const first = await exchange(body());
+      expect(first.status).toBe(200);
+      for (const base of [api, replica]) {
+        expect((await http('GET', `${base}/v1/balance`, { token: first.body.key })).status).toBe(200);
+      }
+      const again = await exchange(body(), { base: replica });
       expect(again.status).toBe(400);
       expect(again.body.error.message).toBe(MESSAGES.codeUsed);
+      for (const base of [api, replica]) {
+        expect((await http('GET', `${base}/v1/balance`, { token: first.body.key })).status).toBe(401);
+      }
     });
 
     it('a code older than 5 minutes', async () => {
-      const fresh = pkcePair();
-      const landed = await authorize(signedIn, { pkce: fresh, appName: 'Expiry' });
-      const expiring = landed.searchParams.get('code') ?? '';
+      const { code, body } = await freshCode('Expiry');
       // Five minutes pass: the code's issue moves into the past (it is stored only as its digest).
       const aged = await db.query(
         `UPDATE "auth"."oauth_codes" SET "created_at" = "created_at" - interval '5 minutes 1 second',
                 "expires_at" = "expires_at" - interval '5 minutes 1 second'
           WHERE "code_hash" = encode(sha256($1::bytea), 'hex')`,
-        [expiring],
+        [code],
       );
       expect(aged.rowCount).toBe(1);
-      const result = await exchange({
-        code: expiring,
-        code_verifier: fresh.verifier,
-        callback_url: application.callbackUrl,
-      });
+      const result = await exchange(body());
       expect(result.status).toBe(400);
       expect(result.body.error.message).toBe(MESSAGES.codeExpired);
     });
   });
 
-  it('gives a code to exactly one of several exchanges racing for it', async () => {
+  it('lets at most one of several exchanges racing for a code through, and revokes what it got', async () => {
     const pkce = pkcePair();
     const landed = await authorize(signedIn, { pkce, appName: 'Race' });
     const racing = {
@@ -455,11 +469,18 @@ describe('OAuth 2.0 with PKCE: key issuance through the browser (two gateway rep
     const results = await Promise.all(
       [api, replica, api, replica, api].map((base) => exchange(racing, { base })),
     );
-    expect(results.filter((r) => r.status === 200)).toHaveLength(1);
-    const losers = results.filter((r) => r.status !== 200);
-    expect(losers.map((r) => [r.status, r.body.error.message])).toEqual(
-      Array.from({ length: 4 }, () => [400, MESSAGES.codeUsed]),
+    // The code was used five times: whichever exchange got a key, the others' uses revoke it
+    // (RFC 6749 §4.1.2), and it learns of them before answering when they came while it made the key.
+    const winners = results.filter((r) => r.status === 200);
+    expect(winners.length).toBeLessThanOrEqual(1);
+    expect(results.filter((r) => r.status !== 200).map((r) => [r.status, r.body.error.message])).toEqual(
+      Array.from({ length: 5 - winners.length }, () => [400, MESSAGES.codeUsed]),
     );
+    for (const winner of winners) {
+      for (const base of [api, replica]) {
+        expect((await http('GET', `${base}/v1/balance`, { token: winner.body.key })).status).toBe(401);
+      }
+    }
   });
 
   it('limits token requests to 5 a minute per client address, across replicas', async () => {

@@ -103,6 +103,25 @@ export class ApiKeyRepository {
   }
 
   /**
+   * Revokes the key whose secret is `keyHash`, if that secret is still in force (not revoked, not
+   * rotated since). Returns the key's id, or null when there was nothing to revoke.
+   */
+  async revokeSecret(organizationId: string, keyHash: string, at: Date): Promise<string | null> {
+    const result = await this.rows
+      .createQueryBuilder()
+      .update()
+      .set({ revokedAt: at })
+      .where('organization_id = :organizationId AND key_hash = :keyHash AND revoked_at IS NULL', {
+        organizationId,
+        keyHash,
+      })
+      .returning(['id'])
+      .execute();
+    const rows = result.raw as { id: string }[];
+    return rows[0]?.id ?? null;
+  }
+
+  /**
    * The one lookup without an organization: the hash is how a caller's organization is found in
    * the first place. Revoked keys are not returned.
    */

@@ -8,6 +8,7 @@ import { CreateAuthTables1763900000000 } from './migrations/1763900000000-create
 import { ApiKeySpendingLimits1764100000000 } from './migrations/1764100000000-api-key-spending-limits';
 import { RateLimitOverrides1764300000000 } from './migrations/1764300000000-rate-limit-overrides';
 import { OAuthCodes1764500000000 } from './migrations/1764500000000-oauth-codes';
+import { OAuthCodeReplays1764800000000 } from './migrations/1764800000000-oauth-code-replays';
 
 export const AUTH_SCHEMA = 'auth';
 
@@ -30,6 +31,7 @@ export function authDatabase(url: string): ServiceDatabaseOptions {
       ApiKeySpendingLimits1764100000000,
       RateLimitOverrides1764300000000,
       OAuthCodes1764500000000,
+      OAuthCodeReplays1764800000000,
     ],
   };
 }

@@ -34,6 +34,15 @@ export class OAuthCodeEntity {
   @Column('timestamptz', { name: 'expires_at' })
   expiresAt!: Date;
 
+  /** Its first use, whatever came of it: a code is burnt then (RFC 6749 §4.1.2). */
   @Column('timestamptz', { name: 'used_at', nullable: true })
   usedAt!: Date | null;
+
+  /** SHA-256 hex of the key secret its exchange handed out, revoked if the code is used again. */
+  @Column('char', { name: 'issued_key_hash', length: 64, nullable: true })
+  issuedKeyHash!: string | null;
+
+  /** When the code was first used again after its first use. */
+  @Column('timestamptz', { name: 'replayed_at', nullable: true })
+  replayedAt!: Date | null;
 }

@@ -108,16 +108,27 @@ export class OAuthKeyService {
     ) {
       throw new DomainError('conflict', 'The application is being authorized concurrently; try again');
     }
-    try {
-      await this.rpc.broadcast(AuthEvents.apiKeyRevoked, {
-        apiKeyId: existing.id,
-        keyHash: existing.keyHash,
-      });
-    } catch (err) {
-      // The old secret is gone from the database either way; gateways then drop it when their cache entry expires.
-      this.logger.warn(`Rotation of API key ${existing.id} was not broadcast: ${(err as Error).message}`);
-    }
+    await this.announceRevoked(existing.id, existing.keyHash, 'Rotation');
     return key;
+  }
+
+  /**
+   * A replayed authorization code (RFC 6749 §4.1.2): the secret its exchange handed out stops
+   * working, if it is still the key's (a later authorization of the application may have rotated it).
+   */
+  async revokeIssued(organizationId: string, keyHash: string): Promise<void> {
+    const apiKeyId = await this.keys.revokeSecret(organizationId, keyHash, new Date());
+    if (apiKeyId) await this.announceRevoked(apiKeyId, keyHash, 'Revocation');
+  }
+
+  /** Every gateway drops the secret from its cache at once. */
+  private async announceRevoked(apiKeyId: string, keyHash: string, what: string): Promise<void> {
+    try {
+      await this.rpc.broadcast(AuthEvents.apiKeyRevoked, { apiKeyId, keyHash });
+    } catch (err) {
+      // The secret is gone from the database either way; gateways then drop it when their cache entry expires.
+      this.logger.warn(`${what} of API key ${apiKeyId} was not broadcast: ${(err as Error).message}`);
+    }
   }
 
   /** Billing, which enforces the limits, is told first; the copy on the key row is what the console shows. */

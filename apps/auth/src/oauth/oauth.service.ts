@@ -18,6 +18,7 @@ import { randomBytes } from 'node:crypto';
 import { ApiKeyRepository } from '../api-keys/api-key.repository';
 import { OrganizationRepository } from '../organizations/organization.repository';
 import { UserRepository } from '../users/user.repository';
+import { OAuthCodeEntity } from './oauth-code.entity';
 import { OAuthCodeRepository } from './oauth-code.repository';
 import { OAuthKeyService } from './oauth-key.service';
 
@@ -67,25 +68,24 @@ export class OAuthService {
   }
 
   /**
-   * The checks in the interface's order; the code is consumed only when every one passed, by one
-   * conditional UPDATE, so of exchanges racing for it exactly one gets a key.
+   * The checks in the interface's order. A code is burnt at its first use, whatever comes of it
+   * (RFC 6749 §4.1.2), by one conditional UPDATE, so of exchanges racing for it exactly one goes on
+   * to the callback_url and verifier checks, and a wrong verifier leaves nothing to guess at. A use
+   * of a used code is refused and revokes the key its exchange handed out.
    */
   async exchange(request: ExchangeAuthorizationCodeRequest): Promise<OAuthIssuedKey> {
     const codeHash = apiKeyHash(request.code);
     const row = await this.codes.findByHash(codeHash);
     if (!row) throw invalid(OAUTH_MESSAGES.invalidCode, 'code');
-    if (row.usedAt) throw invalid(OAUTH_MESSAGES.codeUsed, 'code');
-    if (row.expiresAt.getTime() <= Date.now()) throw invalid(OAUTH_MESSAGES.codeExpired, 'code');
+    if (row.usedAt) return this.replayed(row);
+    const now = new Date();
+    if (row.expiresAt <= now) throw invalid(OAUTH_MESSAGES.codeExpired, 'code');
+    // Not expired at `now`: when another exchange consumed the code first, this is its second use.
+    if (!(await this.codes.consume(codeHash, now))) return this.replayed(row);
     if (row.callbackUrl !== request.callbackUrl)
       throw invalid(OAUTH_MESSAGES.callbackMismatch, 'callback_url');
     if (!verifierMatchesChallenge(request.codeVerifier, row.codeChallenge)) {
       throw invalid(OAUTH_MESSAGES.invalidVerifier, 'code_verifier');
-    }
-    const now = new Date();
-    if (!(await this.codes.consume(codeHash, now))) {
-      throw row.expiresAt <= now
-        ? invalid(OAUTH_MESSAGES.codeExpired, 'code')
-        : invalid(OAUTH_MESSAGES.codeUsed, 'code');
     }
     const key = await this.oauthKeys.issue({
       organizationId: row.organizationId,
@@ -95,7 +95,20 @@ export class OAuthService {
       scopes: row.scopes,
       limits: row.spendingLimits,
     });
+    const keyHash = apiKeyHash(key);
+    if ((await this.codes.recordIssuedKey(codeHash, keyHash)).replayed) {
+      // The code was used again while its key was being made: that use found nothing to revoke.
+      await this.oauthKeys.revokeIssued(row.organizationId, keyHash);
+      throw invalid(OAUTH_MESSAGES.codeUsed, 'code');
+    }
     return { key, user_id: row.userId };
+  }
+
+  /** A second use of a code: refused, and the key its first use handed out (if any) revoked. */
+  private async replayed(row: OAuthCodeEntity): Promise<never> {
+    const issuedKeyHash = await this.codes.markReplayed(row.codeHash, new Date());
+    if (issuedKeyHash) await this.oauthKeys.revokeIssued(row.organizationId, issuedKeyHash);
+    throw invalid(OAUTH_MESSAGES.codeUsed, 'code');
   }
 
   /** Keys from before OAuth, or made in the console for a user, grant `user:id` only. */
