@@ -25,3 +25,13 @@ export function insufficientBalanceMessage(
   const remedy = field ? `Top up the balance or lower ${field}.` : 'Top up the balance to continue.';
   return `Insufficient balance: ${formatMoney(available)} RUB available, but this request needs at least ${formatMoney(minAmount)} RUB. ${remedy}`;
 }
+
+/**
+ * The 402 of a request when nothing of the balance is free: spent, or held by requests in progress
+ * (which free what they do not spend when they finish).
+ */
+export function noBalanceAvailableMessage(balance: Decimal, held: Decimal): string {
+  if (held.isZero())
+    return `Insufficient balance: the balance is ${formatMoney(balance)} RUB. Top up the balance to continue.`;
+  return `Insufficient balance: the balance is ${formatMoney(balance)} RUB and ${formatMoney(held)} RUB of it is held by requests in progress. Top up the balance to continue.`;
+}

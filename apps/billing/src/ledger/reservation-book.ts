@@ -3,7 +3,7 @@ import { DomainError, type ExtendReservationResponse, type ReserveCreditResponse
 import { limitExceededMessage, tightestLimit } from '../limits/limit-rules';
 import { type SpendingWindow, spendingWindows } from '../limits/spending-windows';
 import { formatMoney, minMoney } from '../money/money';
-import { insufficientBalanceMessage } from './balance-refusal';
+import { insufficientBalanceMessage, noBalanceAvailableMessage } from './balance-refusal';
 import {
   type CounterKey,
   counterIdOf,
@@ -93,10 +93,7 @@ export class ReservationBook {
     const available = balance.minus(held);
     let reserved = minMoney(op.maxAmount, available);
     if (available.lessThanOrEqualTo(0)) {
-      throw new DomainError(
-        'insufficient_balance',
-        `Insufficient balance: the balance is ${formatMoney(balance)} RUB and ${formatMoney(held)} RUB of it is held by requests in progress. Top up the balance to continue.`,
-      );
+      throw new DomainError('insufficient_balance', noBalanceAvailableMessage(balance, held));
     }
     if (reserved.lessThan(op.minAmount)) {
       throw new DomainError(
