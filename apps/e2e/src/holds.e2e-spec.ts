@@ -8,13 +8,31 @@ const PROMPT_RUB = new Decimal('0.00015');
 const COMPLETION_RUB = new Decimal('0.0006');
 
 /**
- * Words of three letters: a quarter of their bytes is one token each, so the gateway's estimate
- * and Mock Alpha's count (one per word) agree, as the estimate and a real tokenizer do on prose.
+ * Words of three letters, for answers whose length in Mock Alpha's tokens (one per word) a test
+ * counts; the chats that measure holds send prose instead (PROSE).
  */
 const WORDS = ['one', 'two', 'six', 'ten', 'red', 'big', 'cat', 'dog', 'sun', 'sky', 'day', 'sea'];
 const words = (count: number) => Array.from({ length: count }, (_, i) => WORDS[i % WORDS.length]).join(' ');
-/** A typical chat: 24 words that Mock Alpha echoes, with no max_tokens. */
-const TYPICAL = words(24);
+
+/**
+ * Ordinary chats of several lengths in two languages. The gateway's own estimate of their tokens
+ * is not Mock Alpha's count (one per word): about 1.5 times it for English, over 3 times for
+ * Russian, whose letters take two bytes each. Only what it learned from the provider's counts
+ * sizes their holds right.
+ */
+const PROSE = {
+  'a short English question':
+    'Could you tell me what the weather is usually like in Lisbon during early spring?',
+  'an English paragraph':
+    'I am planning a week-long trip to Portugal in April with two friends who have never been to Europe. ' +
+    'We would like to spend a few days in Lisbon, then take the train to Porto, and maybe visit a small ' +
+    'town on the coast on the way. Which places would you recommend, and how much time should we leave for each?',
+  'a short Russian question': 'Подскажи, пожалуйста, какая погода обычно бывает в Лиссабоне ранней весной?',
+  'a Russian paragraph':
+    'Я планирую недельную поездку в Португалию в апреле вместе с двумя друзьями, которые никогда не были в Европе. ' +
+    'Мы хотели бы провести несколько дней в Лиссабоне, затем доехать на поезде до Порту и, может быть, ' +
+    'заглянуть по дороге в небольшой городок на побережье. Какие места ты бы посоветовал и сколько времени оставить на каждое?',
+} as const;
 
 /**
  * Holds that fit the work, over HTTP against the built embedded app: a chat holds about what it
@@ -60,28 +78,45 @@ describe('holds that fit the work (embedded app)', () => {
   const alphaCost = (usage: { prompt_tokens: number; completion_tokens: number }) =>
     PROMPT_RUB.times(usage.prompt_tokens).plus(COMPLETION_RUB.times(usage.completion_tokens));
 
-  it.each([10, 50])(
-    'serves at least 0.8·N of 100 parallel chats from a balance worth N = %i of them, each answer whole',
-    async (N) => {
-      // The gateway has been serving typical chats: the model's recent answers size the first hold.
-      const warmUp: HttpResult<any>[] = [];
-      for (let i = 0; i < 5; i++) warmUp.push(await chat(gateway.apiKey, TYPICAL));
-      const typical = warmUp[0].body;
-      expect(typical.choices[0]).toMatchObject({ finish_reason: 'stop', message: { content: TYPICAL } });
-      const typicalCost = new Decimal(typical.usage.cost_rub);
-      expect(typicalCost.toString()).toBe(alphaCost(typical.usage).toString());
+  /**
+   * What the gateway learns from: `count` chats of `content` in a row on the demo key, as a gateway
+   * in service has answered many before; answers the cost of one.
+   */
+  const warmUp = async (content: string, count = 30): Promise<Decimal> => {
+    let cost = new Decimal(0);
+    for (let i = 0; i < count; i++) {
+      const res = await chat(gateway.apiKey, content);
+      expect(res.status).toBe(200);
+      expect(res.body.choices[0]).toMatchObject({ finish_reason: 'stop', message: { content } });
+      cost = new Decimal(res.body.usage.cost_rub);
+      expect(cost.toString()).toBe(alphaCost(res.body.usage).toString());
+    }
+    return cost;
+  };
+  const isWhole = (res: HttpResult<any>, content: string) =>
+    res.status === 200 &&
+    res.body.choices[0].finish_reason === 'stop' &&
+    res.body.choices[0].message.content === content;
 
-      const credit = typicalCost.times(N).toFixed(8);
+  it.each([
+    ['a short English question', 10],
+    ['a short English question', 50],
+    ['an English paragraph', 10],
+    ['a short Russian question', 10],
+    ['a Russian paragraph', 10],
+  ] as const)(
+    'serves at least 0.8·N of 100 parallel chats of %s from a balance worth N = %i of them, each answer whole',
+    async (kind, N) => {
+      const content = PROSE[kind];
+      const chatCost = await warmUp(content);
+      const credit = chatCost.times(N).toFixed(8);
       const org = await seedOrganization(api, gateway.adminToken, credit);
-      const results = await Promise.all(Array.from({ length: 100 }, () => chat(org.apiKey, TYPICAL)));
+      const results = await Promise.all(Array.from({ length: 100 }, () => chat(org.apiKey, content)));
 
       const statuses = results.map((r) => r.status);
       expect(statuses.every((s) => s === 200 || s === 402)).toBe(true);
       const answered = results.filter((r) => r.status === 200);
-      const whole = answered.filter(
-        (r) => r.body.choices[0].finish_reason === 'stop' && r.body.choices[0].message.content === TYPICAL,
-      );
-      expect(whole.length).toBeGreaterThanOrEqual(0.8 * N);
+      const whole = answered.filter((r) => isWhole(r, content));
       for (const refused of results.filter((r) => r.status === 402))
         expect(refused.body.error.code).toBe('insufficient_balance');
 
@@ -90,12 +125,52 @@ describe('holds that fit the work (embedded app)', () => {
       const left = await balance(org.apiKey);
       expect(left.toString()).toBe(new Decimal(credit).minus(spent).toString());
       expect(left.greaterThanOrEqualTo(0)).toBe(true);
-      // An answer cut short was cut only because the money ran out: what is left would not pay for it whole.
-      if (whole.length < answered.length) expect(left.lessThan(typicalCost)).toBe(true);
       console.log(
-        `holds: balance worth ${N} typical chats (${credit} RUB), 100 in parallel: ${whole.length} whole, ` +
+        `holds: ${kind}, balance worth ${N} chats (${credit} RUB), 100 in parallel: ${whole.length} whole, ` +
           `${answered.length - whole.length} cut, ${results.length - answered.length} refused (402); ${left.toFixed(8)} RUB left`,
       );
+      expect(whole.length).toBeGreaterThanOrEqual(0.8 * N);
+      // An answer cut short was cut only because the money ran out: what is left would not pay for it whole.
+      if (whole.length < answered.length) expect(left.lessThan(chatCost)).toBe(true);
+    },
+  );
+
+  it.each(Object.keys(PROSE) as (keyof typeof PROSE)[])(
+    'spends a balance worth 10½ chats of %s, 20 asked one after another, down to less than one chat',
+    async (kind) => {
+      const content = PROSE[kind];
+      const chatCost = await warmUp(content);
+      const credit = chatCost.times(10.5).toFixed(8);
+      const org = await seedOrganization(api, gateway.adminToken, credit);
+      const results: HttpResult<any>[] = [];
+      for (let i = 0; i < 20; i++) results.push(await chat(org.apiKey, content));
+      expect(results.every((r) => r.status === 200 || r.status === 402)).toBe(true);
+      const answered = results.filter((r) => r.status === 200);
+      const whole = answered.filter((r) => isWhole(r, content));
+      const spent = await charged(org.apiKey, answered.length);
+      const left = await balance(org.apiKey);
+      // Once every answer is settled, what is left cannot pay for another chat, and the refusal asks for no more than one costs.
+      const refusal = await chat(org.apiKey, content);
+      console.log(
+        `holds: ${kind}, balance worth 10½ chats (${credit} RUB), 20 in a row: ${whole.length} whole, ` +
+          `${answered.length - whole.length} cut; ${left.toFixed(8)} RUB left; then ${refusal.text}`,
+      );
+      expect(left.toString()).toBe(new Decimal(credit).minus(spent).toString());
+      expect(left.greaterThanOrEqualTo(0)).toBe(true);
+      expect(left.lessThan(chatCost)).toBe(true);
+      expect(whole.length).toBeGreaterThanOrEqual(10);
+      expect(refusal.status).toBe(402);
+      const message: string = refusal.body.error.message;
+      if (left.isZero())
+        expect(message).toBe(
+          'Insufficient balance: the balance is 0.00000000 RUB. Top up the balance to continue.',
+        );
+      else
+        expect(
+          new Decimal(/needs at least (\d+\.\d+) RUB/.exec(message)?.[1] ?? 'NaN').lessThanOrEqualTo(
+            chatCost,
+          ),
+        ).toBe(true);
     },
   );
 
