@@ -38,12 +38,12 @@ export class InferenceEnv extends WithBlobStore(WithCatalogueFile(ServiceEnv)) {
   @Max(3_600_000)
   FIRST_TOKEN_TIMEOUT_MS: number = 30_000;
 
-  /** The least completion a chat's first hold must cover (else 402); the hold grows as the answer does. */
+  /** The least completion a chat's first hold must cover (else 402), or less where the model's answers are shorter; the hold grows as the answer does. */
   @IsInt()
   @Min(1)
   MIN_COMPLETION_TOKENS: number = 16;
 
-  /** The completion a chat's first hold covers until this process has seen the model answer; then its recent average. */
+  /** The completion a chat's first hold covers until this process has seen the model answer; then its recent length and spread. */
   @IsInt()
   @Min(1)
   FIRST_HOLD_COMPLETION_TOKENS: number = 256;
