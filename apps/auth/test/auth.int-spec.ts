@@ -623,15 +623,24 @@ describe('auth service over NATS and Postgres', () => {
   describe('OAuth authorization codes (RFC 6749 §4.1.2)', () => {
     const callbackUrl = 'https://app.example.com/callback';
 
-    async function issueCode(limits: { period: 'total'; amount: string }[] = []) {
+    /** Who authorizes which application for which organization. */
+    interface Grant {
+      userId: string;
+      organizationId: string;
+      appName: string;
+    }
+
+    async function newGrant(): Promise<Grant> {
       const { organization, member } = await organizationWithMembers();
+      return { userId: member.id, organizationId: organization.id, appName: `App ${randomUUID()}` };
+    }
+
+    async function issueCode(grant?: Grant, limits: { period: 'total'; amount: string }[] = []) {
       const verifier = randomBytes(32).toString('base64url');
       const { code } = await client.request(OAuthContracts.issueCode, {
-        userId: member.id,
-        organizationId: organization.id,
+        ...(grant ?? (await newGrant())),
         callbackUrl,
         codeChallenge: createHash('sha256').update(verifier).digest('base64url'),
-        appName: `App ${randomUUID()}`,
         scopes: ['user:id'],
         limits,
       });
@@ -675,7 +684,7 @@ describe('auth service over NATS and Postgres', () => {
       let open!: () => void;
       const opened = new Promise<void>((resolve) => (open = resolve));
       limitsGate = { entered: false, opened };
-      const { code, exchange } = await issueCode([{ period: 'total', amount: '7' }]);
+      const { code, exchange } = await issueCode(undefined, [{ period: 'total', amount: '7' }]);
       try {
         const first = exchange();
         first.catch(() => undefined);
@@ -696,28 +705,11 @@ describe('auth service over NATS and Postgres', () => {
     });
 
     it('does not revoke the secret of a later authorization when an old code is replayed', async () => {
-      const first = await issueCode();
+      const grant = await newGrant();
+      const first = await issueCode(grant);
       const { key: firstKey } = await first.exchange();
       // The same user authorizes the same application again: the key is rotated.
-      const [row] = await sql.query(
-        `SELECT user_id, organization_id, app_name FROM auth.oauth_codes WHERE code_hash = $1`,
-        [apiKeyHash(first.code)],
-      );
-      const verifier = randomBytes(32).toString('base64url');
-      const { code } = await client.request(OAuthContracts.issueCode, {
-        userId: row.user_id,
-        organizationId: row.organization_id,
-        callbackUrl,
-        codeChallenge: createHash('sha256').update(verifier).digest('base64url'),
-        appName: row.app_name,
-        scopes: ['user:id'],
-        limits: [],
-      });
-      const { key: secondKey } = await client.request(OAuthContracts.exchangeCode, {
-        code,
-        codeVerifier: verifier,
-        callbackUrl,
-      });
+      const { key: secondKey } = await (await issueCode(grant)).exchange();
       await expect(resolves(firstKey)).rejects.toMatchObject({ code: 'invalid_api_key' });
       await expect(first.exchange()).rejects.toMatchObject(refusedWith(OAUTH_MESSAGES.codeUsed));
       await expect(resolves(secondKey)).resolves.toMatchObject({ kind: 'api_key' });
