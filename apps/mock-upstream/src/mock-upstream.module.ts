@@ -6,9 +6,12 @@ import { BetaController } from './beta/beta.controller';
 import { BrokenController } from './broken/broken.controller';
 import { MockEmbeddingsController } from './embeddings/embeddings.controller';
 import { HealthController } from './health/health.controller';
+import { MockMediaModule } from './media/mock-media.module';
+import type { MockMediaSettings } from './media/mock-media-settings';
+import { MockUpstreamEnv } from './mock-upstream.env';
 import { MockTranscriptionsController } from './transcriptions/mock-transcriptions.controller';
 
-export { MockUpstreamEnv } from './mock-upstream.env';
+export { MockUpstreamEnv };
 
 /** A fake provider for the demo, tests and benchmarks: `Mock Alpha` (OpenAI wire), `Mock Beta` (Anthropic wire), `Mock Broken`. */
 @Module({
@@ -23,9 +26,16 @@ export { MockUpstreamEnv } from './mock-upstream.env';
 })
 export class MockUpstreamModule {}
 
-/** Builds the app without listening, so the embedded mode and tests can pick the port. */
-export async function createMockUpstreamApp(logger: LoggerService): Promise<INestApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(MockUpstreamModule, {
+/**
+ * Builds the app without listening, so the embedded mode and tests can pick the port; the media
+ * settings default to the environment's defaults.
+ */
+export async function createMockUpstreamApp(
+  logger: LoggerService,
+  media: MockMediaSettings = new MockUpstreamEnv(),
+): Promise<INestApplication> {
+  const withMedia = { module: MockUpstreamModule, imports: [MockMediaModule.register(media)] };
+  const app = await NestFactory.create<NestExpressApplication>(withMedia, {
     logger,
     bodyParser: false,
   });
