@@ -1,8 +1,6 @@
-import Decimal from 'decimal.js';
+import type Decimal from 'decimal.js';
+import { generationCost } from './generation-cost';
 import { price, type Pricing, type PriceKey } from './pricing';
-
-const SECONDS_PER_MINUTE = 60;
-const MILLION = 1_000_000;
 
 /** A model billed in a unit it has no price for: refused rather than billed 0 by omission. */
 export class MissingPriceError extends Error {
@@ -12,24 +10,22 @@ export class MissingPriceError extends Error {
   }
 }
 
-function required(pricing: Pricing, key: PriceKey): Decimal {
-  const value = price(pricing, key);
-  if (value === null) throw new MissingPriceError(key);
-  return value;
+function requirePrice(pricing: Pricing, key: PriceKey): void {
+  if (price(pricing, key) === null) throw new MissingPriceError(key);
 }
 
 /** Speech to text: the per-minute price for the exact seconds (not rounded up to whole minutes), plus any per-request fee. */
 export function sttCost(pricing: Pricing, durationSeconds: number): Decimal {
   if (!Number.isFinite(durationSeconds) || durationSeconds < 0)
     throw new RangeError(`Invalid audio duration ${durationSeconds}`);
-  const perRequest = price(pricing, 'per_request') ?? new Decimal(0);
-  return required(pricing, 'stt_per_minute').times(durationSeconds).div(SECONDS_PER_MINUTE).plus(perRequest);
+  requirePrice(pricing, 'stt_per_minute');
+  return generationCost(pricing, { audio_seconds: durationSeconds });
 }
 
 /** Text to speech: the price per million characters of input text, plus any per-request fee. */
 export function ttsCost(pricing: Pricing, characters: number): Decimal {
   if (!Number.isInteger(characters) || characters < 0)
     throw new RangeError(`Invalid character count ${characters}`);
-  const perRequest = price(pricing, 'per_request') ?? new Decimal(0);
-  return required(pricing, 'tts_per_million_characters').times(characters).div(MILLION).plus(perRequest);
+  requirePrice(pricing, 'tts_per_million_characters');
+  return generationCost(pricing, { characters });
 }

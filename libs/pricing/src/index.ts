@@ -1,2 +1,3 @@
 export * from './pricing';
+export * from './generation-cost';
 export * from './audio-pricing';

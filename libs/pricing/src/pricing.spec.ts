@@ -1,14 +1,8 @@
-import Decimal from 'decimal.js';
+import { unitCost } from './generation-cost';
 import {
-  affordableCompletionTokens,
-  chatCost,
   costNumber,
   costString,
-  embeddingCost,
   matchTier,
-  maxChatCost,
-  type MeteredUsage,
-  meteredCost,
   missingBilledUnits,
   PER_REQUEST_UNIT,
   price,
@@ -17,28 +11,8 @@ import {
   PRICING_TIER_KEYS,
   type PricingTier,
   type TierParameters,
-  unitCost,
   unitParamProblem,
 } from './pricing';
-
-const chat: Pricing = {
-  currency: 'RUB',
-  prompt_per_million: '100',
-  completion_per_million: '300',
-  request_per_thousand: {},
-};
-const withFees: Pricing = {
-  ...chat,
-  request_per_thousand: '2',
-  per_request: '0.01',
-  web_search_per_thousand: '500',
-};
-const withReasoning: Pricing = {
-  ...chat,
-  internal_reasoning_per_million: '600',
-  input_cache_read_per_million: '10',
-};
-const free: Pricing = { currency: 'RUB', prompt_per_million: '0', completion_per_million: {} };
 
 describe('PRICING_KEYS', () => {
   it('lists every key of a Pricing object and of a tier', () => {
@@ -80,59 +54,6 @@ describe('price', () => {
   });
 });
 
-describe('chatCost', () => {
-  it.each([
-    ['prompt and completion', chat, { prompt_tokens: 1000, completion_tokens: 500 }, '0.25'],
-    ['nothing used', chat, { prompt_tokens: 0, completion_tokens: 0 }, '0'],
-    ['one token each', chat, { prompt_tokens: 1, completion_tokens: 1 }, '0.0004'],
-    [
-      'fixed fees and web search',
-      withFees,
-      { prompt_tokens: 1000, completion_tokens: 500, web_search_requests: 2 },
-      '1.262',
-    ],
-    [
-      'reasoning and cache prices',
-      withReasoning,
-      { prompt_tokens: 1000, completion_tokens: 500, reasoning_tokens: 200, cached_prompt_tokens: 400 },
-      '0.274',
-    ],
-    ['unpriced units', free, { prompt_tokens: 123456, completion_tokens: 654321 }, '0'],
-  ])('prices %s', (_label, pricing, usage, expected) => {
-    expect(chatCost(pricing, usage).toString()).toBe(expected);
-  });
-});
-
-describe('maxChatCost', () => {
-  it.each([
-    ['plain chat', chat, 1000, 1000, '0.4'],
-    ['fees included', withFees, 0, 0, '0.012'],
-    ['the dearer of completion and reasoning', withReasoning, 0, 1000, '0.6'],
-  ])('bounds %s', (_label, pricing, prompt, completion, expected) => {
-    expect(maxChatCost(pricing, prompt, completion).toString()).toBe(expected);
-  });
-});
-
-describe('affordableCompletionTokens', () => {
-  it.each([
-    ['a budget that covers the prompt', chat, 1000, '0.4', 1000],
-    ['rounds down', chat, 1000, '0.1005999', 1],
-    ['a partial token is not affordable', chat, 0, '0.0005999', 1],
-    ['a budget below the prompt cost', chat, 10000, '0.5', 0],
-    ['fees come first', withFees, 0, '0.012', 0],
-    ['unpriced completions', free, 100, '0', Number.MAX_SAFE_INTEGER],
-  ])('affords %s', (_label, pricing, prompt, budget, expected) => {
-    expect(affordableCompletionTokens(pricing, prompt, budget)).toBe(expected);
-  });
-
-  it('never lets the affordable tokens cost more than the budget', () => {
-    const budget = new Decimal('0.123456789');
-    const tokens = affordableCompletionTokens(withFees, 777, budget);
-    expect(maxChatCost(withFees, 777, tokens).lessThanOrEqualTo(budget)).toBe(true);
-    expect(maxChatCost(withFees, 777, tokens + 1).greaterThan(budget)).toBe(true);
-  });
-});
-
 describe('rounding', () => {
   it.each([
     ['0.123456785', '0.12345679', 0.12345679],
@@ -142,156 +63,6 @@ describe('rounding', () => {
   ])('rounds %s to 8 places', (input, asString, asNumber) => {
     expect(costString(input)).toBe(asString);
     expect(costNumber(input)).toBe(asNumber);
-  });
-});
-
-/*
- * Hand-computed: every expectation below is worked out in the comment next to it, prices per
- * million tokens unless the unit says otherwise. Parts of a total (cached of prompt, reasoning of
- * completion, cached of audio) replace the total's price for that part, never add to it.
- */
-const tokens: Pricing = {
-  currency: 'RUB',
-  prompt_per_million: '100',
-  completion_per_million: '300',
-  input_cache_read_per_million: '10',
-  input_cache_write_per_million: '125',
-  internal_reasoning_per_million: '600',
-};
-const full: Pricing = {
-  ...tokens,
-  image_input_per_million: '200',
-  image_output_per_million: '4000',
-  audio_per_million: '1000',
-  input_audio_cache_per_million: '50',
-  request_per_thousand: '2',
-  per_request: '0.01',
-  web_search_per_thousand: '500',
-  video_per_second: '3',
-};
-const none = (usage: Partial<MeteredUsage>): MeteredUsage => ({
-  prompt_tokens: 0,
-  completion_tokens: 0,
-  ...usage,
-});
-
-describe('meteredCost', () => {
-  it.each<[string, Pricing, MeteredUsage, string]>([
-    // 600 × 100 + 400 × 10 = 64 000 → 0.064 (billing the cached 400 on top would give 0.104)
-    [
-      'cache-read tokens at the cache price instead of the prompt price',
-      tokens,
-      none({ prompt_tokens: 1000, cached_prompt_tokens: 400 }),
-      '0.064',
-    ],
-    // 1000 × 100 → 0.1: without a cache price the cached tokens are ordinary prompt tokens
-    [
-      'cache-read tokens without a cache price',
-      chat,
-      none({ prompt_tokens: 1000, cached_prompt_tokens: 400 }),
-      '0.1',
-    ],
-    // reasoning is part of completion_tokens: 300 × 300 + 200 × 600 = 210 000 → 0.21 (on top would be 0.27)
-    [
-      'reasoning tokens at the reasoning price, inside completion_tokens',
-      tokens,
-      none({ completion_tokens: 500, reasoning_tokens: 200 }),
-      '0.21',
-    ],
-    // 500 × 300 → 0.15
-    [
-      'reasoning tokens without a reasoning price',
-      chat,
-      none({ completion_tokens: 500, reasoning_tokens: 200 }),
-      '0.15',
-    ],
-    // 500 × 100 + 400 × 10 + 100 × 125 = 66 500 → 0.0665
-    [
-      'cache writes at the write price',
-      tokens,
-      none({ prompt_tokens: 1000, cached_prompt_tokens: 400, cache_write_prompt_tokens: 100 }),
-      '0.0665',
-    ],
-    // writes cannot exceed the 600 uncached tokens: 400 × 10 + 600 × 125 = 79 000 → 0.079
-    [
-      'cache writes bounded by the uncached prompt',
-      tokens,
-      none({ prompt_tokens: 1000, cached_prompt_tokens: 400, cache_write_prompt_tokens: 900 }),
-      '0.079',
-    ],
-    // 1000 × 200 + 2000 × 4000 = 8 200 000 → 8.2, plus the fees 0.002 + 0.01 → 8.212
-    [
-      'image input and output tokens',
-      full,
-      none({ image_input_tokens: 1000, image_output_tokens: 2000 }),
-      '8.212',
-    ],
-    // 700 × 1000 + 300 × 50 = 715 000 → 0.715, plus the fees 0.012 → 0.727
-    [
-      'audio tokens, the cached part at the audio cache price',
-      full,
-      none({ audio_tokens: 1000, cached_audio_tokens: 300 }),
-      '0.727',
-    ],
-    // 5 × 3 = 15, plus the fees 0.012
-    ['video seconds', full, none({ video_seconds: 5 }), '15.012'],
-    // 2 / 1000 + 0.01 + 2 × 500 / 1000 = 1.012
-    ['request, per-request and web search fees', full, none({ web_search_requests: 2 }), '1.012'],
-    // 66 500 + 210 000 → 0.2765; images 8.2; audio 0.715; fees 1.012; video 15 → 25.2035
-    [
-      'every unit at once',
-      full,
-      {
-        prompt_tokens: 1000,
-        cached_prompt_tokens: 400,
-        cache_write_prompt_tokens: 100,
-        completion_tokens: 500,
-        reasoning_tokens: 200,
-        image_input_tokens: 1000,
-        image_output_tokens: 2000,
-        audio_tokens: 1000,
-        cached_audio_tokens: 300,
-        web_search_requests: 2,
-        video_seconds: 5,
-      },
-      '25.2035',
-    ],
-  ])('prices %s', (_label, pricing, usage, expected) => {
-    expect(meteredCost(pricing, usage).toString()).toBe(expected);
-  });
-
-  it('agrees with chatCost on chat usage', () => {
-    const usage = {
-      prompt_tokens: 1000,
-      cached_prompt_tokens: 400,
-      completion_tokens: 500,
-      reasoning_tokens: 200,
-    };
-    expect(meteredCost(tokens, usage).toString()).toBe(chatCost(tokens, usage).toString());
-  });
-});
-
-describe('maxChatCost with a cache-write price above the prompt price', () => {
-  it('bounds the prompt at the dearest input price', () => {
-    // 1000 × 125 → 0.125
-    expect(maxChatCost(tokens, 1000, 0).toString()).toBe('0.125');
-  });
-});
-
-describe('embeddingCost', () => {
-  it.each<[string, Pricing, number, string]>([
-    // 1234 × 13 = 16 042 → 0.016042
-    ['input tokens at the prompt price', { currency: 'RUB', prompt_per_million: '13.00' }, 1234, '0.016042'],
-    // 0.016042 + 0.01
-    [
-      'plus a per-request fee',
-      { currency: 'RUB', prompt_per_million: '13.00', per_request: '0.01' },
-      1234,
-      '0.026042',
-    ],
-    ['a free model', { currency: 'RUB', prompt_per_million: '0' }, 1234, '0'],
-  ])('prices %s', (_label, pricing, promptTokens, expected) => {
-    expect(embeddingCost(pricing, promptTokens).toString()).toBe(expected);
   });
 });
 

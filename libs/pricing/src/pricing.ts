@@ -47,18 +47,6 @@ export const PRICING_KEYS: readonly (keyof Pricing)[] = ['currency', ...PRICE_KE
 /** Every key of a pricing tier. */
 export const PRICING_TIER_KEYS: readonly (keyof PricingTier)[] = ['conditions', 'cost_rub'];
 
-export interface ChatUsage {
-  prompt_tokens: number;
-  completion_tokens: number;
-  /** Part of completion_tokens spent on hidden reasoning, billed at internal_reasoning_per_million where set. */
-  reasoning_tokens?: number;
-  /** Part of prompt_tokens served from the provider's cache, billed at input_cache_read_per_million where set. */
-  cached_prompt_tokens?: number;
-  web_search_requests?: number;
-}
-
-const MILLION = new Decimal(1_000_000);
-const THOUSAND = new Decimal(1_000);
 export const COST_DECIMAL_PLACES = 8;
 
 /**
@@ -80,77 +68,6 @@ export function price(pricing: Pricing, key: PriceKey): Decimal | null {
   return parsed;
 }
 
-function priceOrZero(pricing: Pricing, key: PriceKey): Decimal {
-  return price(pricing, key) ?? new Decimal(0);
-}
-
-/** What one request costs regardless of its tokens. */
-export function fixedChatCost(pricing: Pricing, webSearchRequests = 0): Decimal {
-  return priceOrZero(pricing, 'request_per_thousand')
-    .div(THOUSAND)
-    .plus(priceOrZero(pricing, 'per_request'))
-    .plus(priceOrZero(pricing, 'web_search_per_thousand').times(webSearchRequests).div(THOUSAND));
-}
-
-/** The cost of a chat generation from its usage, unrounded. */
-export function chatCost(pricing: Pricing, usage: ChatUsage): Decimal {
-  const promptPrice = priceOrZero(pricing, 'prompt_per_million');
-  const completionPrice = priceOrZero(pricing, 'completion_per_million');
-  const cachedPrice = price(pricing, 'input_cache_read_per_million') ?? promptPrice;
-  const reasoningPrice = price(pricing, 'internal_reasoning_per_million') ?? completionPrice;
-  const cached = Math.min(usage.cached_prompt_tokens ?? 0, usage.prompt_tokens);
-  const reasoning = Math.min(usage.reasoning_tokens ?? 0, usage.completion_tokens);
-  return promptPrice
-    .times(usage.prompt_tokens - cached)
-    .plus(cachedPrice.times(cached))
-    .plus(completionPrice.times(usage.completion_tokens - reasoning))
-    .plus(reasoningPrice.times(reasoning))
-    .div(MILLION)
-    .plus(fixedChatCost(pricing, usage.web_search_requests ?? 0));
-}
-
-/** The most a request can cost when it sends at most `promptTokensUpperBound` and gets at most `maxCompletionTokens`. */
-export function maxChatCost(
-  pricing: Pricing,
-  promptTokensUpperBound: number,
-  maxCompletionTokens: number,
-): Decimal {
-  const completionPrice = Decimal.max(
-    priceOrZero(pricing, 'completion_per_million'),
-    price(pricing, 'internal_reasoning_per_million') ?? 0,
-  );
-  const promptPrice = Decimal.max(
-    priceOrZero(pricing, 'prompt_per_million'),
-    price(pricing, 'input_cache_read_per_million') ?? 0,
-    price(pricing, 'input_cache_write_per_million') ?? 0,
-  );
-  return promptPrice
-    .times(promptTokensUpperBound)
-    .plus(completionPrice.times(maxCompletionTokens))
-    .div(MILLION)
-    .plus(fixedChatCost(pricing));
-}
-
-/**
- * How many completion tokens `budget` pays for after the prompt and the fixed fees; rounded
- * down, never negative. Unpriced completions are unlimited (Number.MAX_SAFE_INTEGER).
- */
-export function affordableCompletionTokens(
-  pricing: Pricing,
-  promptTokensUpperBound: number,
-  budget: Decimal.Value,
-): number {
-  const rest = new Decimal(budget).minus(maxChatCost(pricing, promptTokensUpperBound, 0));
-  if (rest.isNegative()) return 0;
-  const completionPrice = Decimal.max(
-    priceOrZero(pricing, 'completion_per_million'),
-    price(pricing, 'internal_reasoning_per_million') ?? 0,
-  );
-  if (completionPrice.isZero()) return Number.MAX_SAFE_INTEGER;
-  const tokens = rest.times(MILLION).div(completionPrice).floor();
-  return tokens.greaterThan(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : tokens.toNumber();
-}
-
 /** Rounds a cost to 8 places (half up), the precision of numeric(20,8) and of `cost_rub`. */
 export function roundCost(cost: Decimal.Value): Decimal {
   return new Decimal(cost).toDecimalPlaces(COST_DECIMAL_PLACES, Decimal.ROUND_HALF_UP);
@@ -164,57 +81,6 @@ export function costString(cost: Decimal.Value): string {
 /** A cost as the `cost_rub` number of an API response (DESIGN.md §5.11): rounded before conversion. */
 export function costNumber(cost: Decimal.Value): number {
   return roundCost(cost).toNumber();
-}
-
-/**
- * Everything a generation can be billed for, as OpenAI and OpenRouter report it: cached and
- * cache-written tokens are parts of prompt_tokens, reasoning tokens are part of completion_tokens,
- * cached audio tokens are part of audio_tokens. A part is billed at its own price instead of the
- * price of the whole (never on top of it), falling back to the whole's price where it has none.
- */
-export interface MeteredUsage extends ChatUsage {
-  /** Part of prompt_tokens written to the provider's cache, billed at input_cache_write_per_million where set. */
-  cache_write_prompt_tokens?: number;
-  /** Input image tokens, billed at image_input_per_million (not part of prompt_tokens). */
-  image_input_tokens?: number;
-  /** Generated image tokens, billed at image_output_per_million (not part of completion_tokens). */
-  image_output_tokens?: number;
-  /** Input audio tokens, billed at audio_per_million (not part of prompt_tokens). */
-  audio_tokens?: number;
-  /** Part of audio_tokens served from the cache, billed at input_audio_cache_per_million where set. */
-  cached_audio_tokens?: number;
-  /** Seconds of generated video, billed at video_per_second. */
-  video_seconds?: number;
-}
-
-/** The cost of a metered generation from its usage, unrounded; fixed fees (request, per request, web search) included. */
-export function meteredCost(pricing: Pricing, usage: MeteredUsage): Decimal {
-  const promptPrice = priceOrZero(pricing, 'prompt_per_million');
-  const cacheWritten = Math.min(
-    usage.cache_write_prompt_tokens ?? 0,
-    usage.prompt_tokens - Math.min(usage.cached_prompt_tokens ?? 0, usage.prompt_tokens),
-  );
-  const writePrice = price(pricing, 'input_cache_write_per_million') ?? promptPrice;
-  const audioPrice = priceOrZero(pricing, 'audio_per_million');
-  const audio = usage.audio_tokens ?? 0;
-  const cachedAudio = Math.min(usage.cached_audio_tokens ?? 0, audio);
-  const audioCachePrice = price(pricing, 'input_audio_cache_per_million') ?? audioPrice;
-  const perMillion = writePrice
-    .minus(promptPrice)
-    .times(cacheWritten)
-    .plus(priceOrZero(pricing, 'image_input_per_million').times(usage.image_input_tokens ?? 0))
-    .plus(priceOrZero(pricing, 'image_output_per_million').times(usage.image_output_tokens ?? 0))
-    .plus(audioPrice.times(audio - cachedAudio))
-    .plus(audioCachePrice.times(cachedAudio))
-    .div(MILLION);
-  return chatCost(pricing, usage)
-    .plus(perMillion)
-    .plus(priceOrZero(pricing, 'video_per_second').times(usage.video_seconds ?? 0));
-}
-
-/** An embedding request: its input tokens at the prompt price, plus the fixed fees. */
-export function embeddingCost(pricing: Pricing, promptTokens: number): Decimal {
-  return chatCost(pricing, { prompt_tokens: promptTokens, completion_tokens: 0 });
 }
 
 /** Request parameter values as the tier conditions compare them (`<parameter>=<value>`, compared as text). */
@@ -284,26 +150,6 @@ export function unitParamProblem(
 
 function describesNumber(descriptor: NumericParameterHint): boolean {
   return [descriptor.min, descriptor.max, descriptor.default].some((value) => typeof value === 'number');
-}
-
-/**
- * The cost of a unit-priced request (an image, a video, an operation): the price of one unit is
- * the matching tier's cost_rub, else video_per_second, else per_request; the number of units is
- * the value of the `unitParam` parameter (seconds of `duration`, `n` images), 1 for
- * PER_REQUEST_UNIT (or none). `params` must carry the defaults of the model's parameter
- * descriptors, as the request is run with them. Null when nothing prices the request, so a
- * caller cannot bill 0 by omission.
- */
-export function unitCost(pricing: Pricing, params: TierParameters): Decimal | null {
-  const tier = matchTier(pricing, params);
-  const unit = tier
-    ? new Decimal(tier.cost_rub)
-    : (price(pricing, 'video_per_second') ?? price(pricing, 'per_request'));
-  if (unit === null) return null;
-  if (!pricing.unitParam || pricing.unitParam === PER_REQUEST_UNIT) return unit;
-  const units = Number(params[pricing.unitParam] ?? Number.NaN);
-  if (!Number.isFinite(units) || units < 0) return null;
-  return unit.times(units);
 }
 
 /** The units a model of each type is billed in; one price of every group must be set (fail closed). */

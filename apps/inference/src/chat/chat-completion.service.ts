@@ -5,7 +5,7 @@ import { Observable, Subscriber } from 'rxjs';
 import { applyModelAlias, ModelAliasError, parseModelAlias } from '@gw/alias';
 import { ChatCompletion, ChatCompletionChunk, DomainError, GenerationResponseMode } from '@gw/contracts';
 import type { ChatCompletionRequestDto, ChatCompletionRpcMessageDto } from '@gw/dto';
-import { affordableCompletionTokens, chatCost, costNumber } from '@gw/pricing';
+import { affordableCompletionTokens, costNumber, generationCost } from '@gw/pricing';
 import type { ProviderRoute } from '@gw/catalogue';
 import { endpointOfApiType, ModelCatalogue } from '@gw/catalogue';
 import type { GenerationOutcome, UpstreamFailure } from '@gw/paid-generation';
@@ -360,7 +360,7 @@ export class ChatCompletionService {
     const reason: string = outOfFunds ? 'length' : (finishReason ?? 'stop');
     const blocked = isBlockedWithoutOutput(reason, text);
     if (!blocked && !outOfFunds) {
-      await this.holdCovers(generation, chatCost(route.pricing, final));
+      await this.holdCovers(generation, generationCost(route.pricing, final));
       counts.record({
         promptEstimate: generation.promptEstimate,
         messages: generation.messages.length,

@@ -1,7 +1,7 @@
 import Decimal from 'decimal.js';
 import { type ChatCompletionChunk, type GenerationResponseMode, type TokenUsage } from '@gw/contracts';
 import type { ChatCompletionRequestDto, ChatCompletionRpcMessageDto, ChatMessageDto } from '@gw/dto';
-import { chatCost, roundCost } from '@gw/pricing';
+import { generationCost, roundCost } from '@gw/pricing';
 import type { CatalogueModel, ProviderRoute } from '@gw/catalogue';
 import type { BilledGeneration, NewAttempt } from '@gw/paid-generation';
 import type { UpstreamUsage } from '../providers/upstream-chat';
@@ -57,7 +57,7 @@ export function usageOrEstimate(
 
 /** The cost of a completion, never above what was reserved for it. */
 export function completionCost(route: ProviderRoute, usage: UpstreamUsage, reserved: Decimal): Decimal {
-  return roundCost(Decimal.min(chatCost(route.pricing, usage), reserved));
+  return roundCost(Decimal.min(generationCost(route.pricing, usage), reserved));
 }
 
 /**
@@ -86,11 +86,26 @@ export const BLOCKED_ERROR = {
   message: 'The provider blocked the answer by moderation before any output',
 } as const;
 
-export function tokenUsage(usage: UpstreamUsage): TokenUsage {
+/** A provider's usage as the client and the history show it: OpenAI's usage object, every part the provider reported in its details. */
+export function tokenUsage(usage: UpstreamUsage): Required<TokenUsage> {
   return {
     prompt_tokens: usage.prompt_tokens,
     completion_tokens: usage.completion_tokens,
     total_tokens: usage.prompt_tokens + usage.completion_tokens,
+    prompt_tokens_details: {
+      cached_tokens: usage.cached_prompt_tokens ?? 0,
+      cache_write_tokens: usage.cache_write_prompt_tokens ?? 0,
+      cache_write_1h_tokens: usage.cache_write_1h_prompt_tokens ?? 0,
+      audio_tokens: usage.audio_prompt_tokens ?? 0,
+      cached_audio_tokens: usage.cached_audio_prompt_tokens ?? 0,
+      image_tokens: usage.image_prompt_tokens ?? 0,
+    },
+    completion_tokens_details: {
+      reasoning_tokens: usage.reasoning_tokens ?? 0,
+      audio_tokens: usage.audio_completion_tokens ?? 0,
+      image_tokens: usage.image_completion_tokens ?? 0,
+    },
+    server_tool_use: { web_search_requests: usage.web_search_requests ?? 0 },
   };
 }
 

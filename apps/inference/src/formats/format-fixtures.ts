@@ -6,8 +6,34 @@ export const USAGE: ChatCompletionUsage = {
   prompt_tokens: 6,
   completion_tokens: 2,
   total_tokens: 8,
+  prompt_tokens_details: {
+    cached_tokens: 0,
+    cache_write_tokens: 0,
+    cache_write_1h_tokens: 0,
+    audio_tokens: 0,
+    cached_audio_tokens: 0,
+    image_tokens: 0,
+  },
+  completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, image_tokens: 0 },
+  server_tool_use: { web_search_requests: 0 },
   cost_rub: 0.0021,
   cost: 0.0021,
+};
+
+/** A provider's usage with every part reported: of the 1000 prompt tokens 400 read from the cache and 300 written (100 for an hour), 200 of the 500 answer tokens reasoning, two searches. */
+export const USAGE_WITH_PARTS: ChatCompletionUsage = {
+  ...USAGE,
+  prompt_tokens: 1000,
+  completion_tokens: 500,
+  total_tokens: 1500,
+  prompt_tokens_details: {
+    ...USAGE.prompt_tokens_details,
+    cached_tokens: 400,
+    cache_write_tokens: 300,
+    cache_write_1h_tokens: 100,
+  },
+  completion_tokens_details: { ...USAGE.completion_tokens_details, reasoning_tokens: 200 },
+  server_tool_use: { web_search_requests: 2 },
 };
 
 export function completion(

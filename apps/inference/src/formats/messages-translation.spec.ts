@@ -7,12 +7,14 @@ import {
   TEXT_CHUNKS,
   TEXT_THEN_TOOL_CHUNKS,
   TOOL_CHUNKS,
+  USAGE_WITH_PARTS,
 } from './format-fixtures';
 import type { StreamInput } from './event-stream';
 import {
   messageFromCompletion,
   messagesStreamTranslator,
   messagesToChatBody,
+  messagesUsage,
   stopReason,
   toolInput,
 } from './messages-translation';
@@ -294,8 +296,10 @@ describe('messageFromCompletion', () => {
       usage: {
         input_tokens: 6,
         output_tokens: 2,
-        cache_creation_input_tokens: null,
-        cache_read_input_tokens: null,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 0,
+        cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
+        server_tool_use: { web_search_requests: 0 },
         cost_rub: 0.0021,
         cost: 0.0021,
       },
@@ -420,8 +424,10 @@ describe('messagesStreamTranslator', () => {
       usage: {
         input_tokens: 6,
         output_tokens: 2,
-        cache_creation_input_tokens: null,
-        cache_read_input_tokens: null,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 0,
+        cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
+        server_tool_use: { web_search_requests: 0 },
         cost_rub: 0.0021,
         cost: 0.0021,
       },
@@ -461,5 +467,21 @@ describe('messagesStreamTranslator', () => {
       'error',
     ]);
     expect(events.at(-1)?.data).toEqual({ type: 'error', error: { type, message: 'broke off' } });
+  });
+});
+
+describe('messagesUsage', () => {
+  it('reports the cache as Anthropic does: input_tokens without the tokens read from or written to it', () => {
+    expect(messagesUsage(USAGE_WITH_PARTS)).toEqual({
+      // 1000 - 400 read - 300 written
+      input_tokens: 300,
+      output_tokens: 500,
+      cache_creation_input_tokens: 300,
+      cache_read_input_tokens: 400,
+      cache_creation: { ephemeral_5m_input_tokens: 200, ephemeral_1h_input_tokens: 100 },
+      server_tool_use: { web_search_requests: 2 },
+      cost_rub: 0.0021,
+      cost: 0.0021,
+    });
   });
 });

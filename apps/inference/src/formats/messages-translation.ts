@@ -203,12 +203,23 @@ export function stopReason(finishReason: string): MessagesStopReason {
   return STOP_REASONS[finishReason] ?? 'end_turn';
 }
 
+/** The chat usage in Anthropic's convention: what was read from or written to the cache is not in input_tokens. */
 export function messagesUsage(usage: ChatCompletionUsage): MessagesUsage {
+  const {
+    cached_tokens: read,
+    cache_write_tokens: written,
+    cache_write_1h_tokens: writtenHour,
+  } = usage.prompt_tokens_details;
   return {
-    input_tokens: usage.prompt_tokens,
+    input_tokens: Math.max(0, usage.prompt_tokens - read - written),
     output_tokens: usage.completion_tokens,
-    cache_creation_input_tokens: null,
-    cache_read_input_tokens: null,
+    cache_creation_input_tokens: written,
+    cache_read_input_tokens: read,
+    cache_creation: {
+      ephemeral_5m_input_tokens: written - writtenHour,
+      ephemeral_1h_input_tokens: writtenHour,
+    },
+    server_tool_use: { web_search_requests: usage.server_tool_use.web_search_requests },
     cost_rub: usage.cost_rub,
     cost: usage.cost,
   };

@@ -7,6 +7,7 @@ import {
   TEXT_THEN_TOOL_CHUNKS,
   TOOL_CHUNKS,
   chunk,
+  USAGE_WITH_PARTS,
 } from './format-fixtures';
 import type { StreamInput } from './event-stream';
 import {
@@ -16,6 +17,7 @@ import {
   responsesParam,
   responsesStreamTranslator,
   responsesToChatBody,
+  responsesUsage,
 } from './responses-translation';
 
 const body = (fields: Partial<ResponsesRequestDto> = {}): ResponsesRequestDto => ({
@@ -475,5 +477,19 @@ describe('responsesStreamTranslator', () => {
         translator.step(translator.initial, { kind: 'chunk', chunk: TEXT_CHUNKS[0], promptTokens: 5 }).state,
       ),
     ).toBe(true);
+  });
+});
+
+describe('responsesUsage', () => {
+  it('reports the cached and reasoning parts as OpenAI does, within input_tokens and output_tokens', () => {
+    expect(responsesUsage(USAGE_WITH_PARTS)).toEqual({
+      input_tokens: 1000,
+      input_tokens_details: { cached_tokens: 400, cache_write_tokens: 300 },
+      output_tokens: 500,
+      output_tokens_details: { reasoning_tokens: 200 },
+      total_tokens: 1500,
+      cost_rub: 0.0021,
+      cost: 0.0021,
+    });
   });
 });

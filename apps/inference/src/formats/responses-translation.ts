@@ -217,9 +217,12 @@ function responsesStatus(
 export function responsesUsage(usage: ChatCompletionUsage): ResponsesUsage {
   return {
     input_tokens: usage.prompt_tokens,
-    input_tokens_details: { cached_tokens: 0 },
+    input_tokens_details: {
+      cached_tokens: usage.prompt_tokens_details.cached_tokens,
+      cache_write_tokens: usage.prompt_tokens_details.cache_write_tokens,
+    },
     output_tokens: usage.completion_tokens,
-    output_tokens_details: { reasoning_tokens: 0 },
+    output_tokens_details: { reasoning_tokens: usage.completion_tokens_details.reasoning_tokens },
     total_tokens: usage.total_tokens,
     cost_rub: usage.cost_rub,
     cost: usage.cost,

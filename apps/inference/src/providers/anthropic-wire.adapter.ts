@@ -6,6 +6,7 @@ import {
   type UpstreamChatRequest,
   type UpstreamStreamEvent,
   type UpstreamUsage,
+  withoutZeros,
 } from './upstream-chat';
 import type { EventSourceMessage } from 'eventsource-parser';
 import { type ProviderErrorClass, UpstreamFailure } from '@gw/paid-generation';
@@ -36,11 +37,18 @@ interface AnthropicMessage {
   content: AnthropicBlock[];
 }
 
+/**
+ * Anthropic's usage object: input_tokens excludes what was read from and written to the cache;
+ * `cache_creation` splits the writes by how long they are kept; `server_tool_use` counts the
+ * searches Anthropic ran. message_delta repeats its counts, cumulative, with the searches.
+ */
 interface AnthropicUsage {
   input_tokens?: number;
   output_tokens?: number;
   cache_read_input_tokens?: number | null;
   cache_creation_input_tokens?: number | null;
+  cache_creation?: { ephemeral_5m_input_tokens?: number; ephemeral_1h_input_tokens?: number } | null;
+  server_tool_use?: { web_search_requests?: number } | null;
 }
 
 /** The Anthropic messages wire (Anthropic, Mock Beta); baseUrl excludes `/v1`. Translates from and to the gateway's chat shape. */
@@ -101,7 +109,10 @@ export class AnthropicWireAdapter implements ChatAdapter {
           }
           break;
         case 'message_delta': {
-          const usage = toUsage(input, tokenCount(data.usage?.output_tokens));
+          const usage = toUsage(
+            { ...input, ...definedFields(data.usage) },
+            tokenCount(data.usage?.output_tokens),
+          );
           yield { finishReason: finishReason(data.delta?.stop_reason), ...(usage ? { usage } : {}) };
           break;
         }
@@ -135,7 +146,7 @@ interface AnthropicStreamEvent {
   message?: { usage?: AnthropicUsage };
   content_block?: { type?: string; id?: string; name?: string };
   delta?: { type?: string; text?: string; partial_json?: string; stop_reason?: string | null };
-  usage?: { output_tokens?: number };
+  usage?: AnthropicUsage;
   error?: { type?: string; message?: string };
 }
 
@@ -175,14 +186,30 @@ function finishReason(stop: unknown): string {
   return FINISH_REASONS[stop] ?? stop;
 }
 
+/** The fields of a message_delta's usage that it sets: an absent or null one keeps message_start's. */
+function definedFields(usage: AnthropicUsage | undefined): AnthropicUsage {
+  if (typeof usage !== 'object' || usage === null) return {};
+  return Object.fromEntries(
+    Object.entries(usage).filter(([, value]) => value !== undefined && value !== null),
+  );
+}
+
+/** In the gateway's convention: prompt_tokens is the whole prompt, the cached and cache-written tokens parts of it. */
 function toUsage(usage: AnthropicUsage | undefined, streamedOutput: number): UpstreamUsage | null {
   if (!usage || typeof usage.input_tokens !== 'number') return null;
   const cached = tokenCount(usage.cache_read_input_tokens);
-  return {
-    prompt_tokens: tokenCount(usage.input_tokens) + cached + tokenCount(usage.cache_creation_input_tokens),
+  const written = tokenCount(usage.cache_creation_input_tokens);
+  return withoutZeros({
+    prompt_tokens: tokenCount(usage.input_tokens) + cached + written,
     completion_tokens: Math.max(tokenCount(usage.output_tokens), streamedOutput),
-    ...(cached > 0 ? { cached_prompt_tokens: cached } : {}),
-  };
+    cached_prompt_tokens: cached,
+    cache_write_prompt_tokens: written,
+    cache_write_1h_prompt_tokens: Math.min(
+      tokenCount(usage.cache_creation?.ephemeral_1h_input_tokens),
+      written,
+    ),
+    web_search_requests: tokenCount(usage.server_tool_use?.web_search_requests),
+  });
 }
 
 export function toAnthropicRequest(request: UpstreamChatRequest): Record<string, unknown> {

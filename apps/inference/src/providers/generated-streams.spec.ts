@@ -58,6 +58,18 @@ const WIRE_FRAMES: Record<Wire, fc.Arbitrary<string>[]> = {
       .map((u) =>
         openAiData({ choices: [], usage: { prompt_tokens: u.prompt, completion_tokens: u.completion } }),
       ),
+    fc.record({ details: oddValue, cached: oddValue, reasoning: oddValue, searches: oddValue }).map((u) =>
+      openAiData({
+        choices: [],
+        usage: {
+          prompt_tokens: 10,
+          completion_tokens: 5,
+          prompt_tokens_details: u.details ?? { cached_tokens: u.cached, cache_write_tokens: u.cached },
+          completion_tokens_details: { reasoning_tokens: u.reasoning },
+          server_tool_use: { web_search_requests: u.searches },
+        },
+      }),
+    ),
     fc.record({ message: oddValue, type: oddValue, code: oddValue }).map((error) => openAiData({ error })),
     oddValue.map((choices) => openAiData({ choices })),
     fc.constant('data: [DONE]\n\n'),
@@ -92,6 +104,32 @@ const WIRE_FRAMES: Record<Wire, fc.Arbitrary<string>[]> = {
         type: 'message_delta',
         delta: { stop_reason: d.stop },
         usage: { output_tokens: d.output },
+      }),
+    ),
+    fc.record({ read: oddValue, written: oddValue, creation: oddValue, tools: oddValue }).map((u) =>
+      anthropicEvent('message_start', {
+        type: 'message_start',
+        message: {
+          usage: {
+            input_tokens: 7,
+            cache_read_input_tokens: u.read,
+            cache_creation_input_tokens: u.written,
+            cache_creation: u.creation,
+            server_tool_use: u.tools,
+          },
+        },
+      }),
+    ),
+    fc.record({ usage: oddValue, hour: oddValue, searches: oddValue }).map((d) =>
+      anthropicEvent('message_delta', {
+        type: 'message_delta',
+        delta: { stop_reason: 'end_turn' },
+        usage: d.usage ?? {
+          output_tokens: 3,
+          cache_creation_input_tokens: 4,
+          cache_creation: { ephemeral_1h_input_tokens: d.hour },
+          server_tool_use: { web_search_requests: d.searches },
+        },
       }),
     ),
     fc
@@ -197,6 +235,8 @@ function expectWellFormed(event: UpstreamStreamEvent): void {
   if ('usage' in event) {
     expect(isCount(event.usage?.prompt_tokens)).toBe(true);
     expect(isCount(event.usage?.completion_tokens)).toBe(true);
+    // Every part the adapter reports is a count, whatever the provider wrote in its place.
+    expect(Object.values(event.usage ?? {}).every(isCount)).toBe(true);
   }
   if ('toolCalls' in event) {
     expect(Array.isArray(event.toolCalls)).toBe(true);

@@ -5,15 +5,30 @@ import {
   type UpstreamStreamEvent,
   type UpstreamToolCallDelta,
   type UpstreamUsage,
+  withoutZeros,
 } from './upstream-chat';
 import { UpstreamFailure } from '@gw/paid-generation';
 import { type UpstreamHttp } from './upstream-http';
 
+/**
+ * OpenAI's usage object; `cache_write_tokens` and `image_tokens` are OpenRouter's, and
+ * `server_tool_use` counts the searches where the provider ran them (OpenRouter, Mock Alpha).
+ */
 interface OpenAiUsage {
   prompt_tokens?: number;
   completion_tokens?: number;
-  completion_tokens_details?: { reasoning_tokens?: number };
-  prompt_tokens_details?: { cached_tokens?: number };
+  completion_tokens_details?: {
+    reasoning_tokens?: number;
+    audio_tokens?: number;
+    image_tokens?: number;
+  } | null;
+  prompt_tokens_details?: {
+    cached_tokens?: number;
+    cache_write_tokens?: number;
+    audio_tokens?: number;
+    image_tokens?: number;
+  } | null;
+  server_tool_use?: { web_search_requests?: number } | null;
 }
 
 interface OpenAiChunk {
@@ -126,12 +141,18 @@ function parse(data: string): OpenAiChunk {
 function toUsage(usage: OpenAiUsage | null | undefined): UpstreamUsage | null {
   if (!usage || typeof usage.prompt_tokens !== 'number' || typeof usage.completion_tokens !== 'number')
     return null;
-  const reasoning = tokenCount(usage.completion_tokens_details?.reasoning_tokens);
-  const cached = tokenCount(usage.prompt_tokens_details?.cached_tokens);
-  return {
+  const prompt = usage.prompt_tokens_details;
+  const completion = usage.completion_tokens_details;
+  return withoutZeros({
     prompt_tokens: tokenCount(usage.prompt_tokens),
     completion_tokens: tokenCount(usage.completion_tokens),
-    ...(reasoning > 0 ? { reasoning_tokens: reasoning } : {}),
-    ...(cached > 0 ? { cached_prompt_tokens: cached } : {}),
-  };
+    cached_prompt_tokens: tokenCount(prompt?.cached_tokens),
+    cache_write_prompt_tokens: tokenCount(prompt?.cache_write_tokens),
+    audio_prompt_tokens: tokenCount(prompt?.audio_tokens),
+    image_prompt_tokens: tokenCount(prompt?.image_tokens),
+    reasoning_tokens: tokenCount(completion?.reasoning_tokens),
+    audio_completion_tokens: tokenCount(completion?.audio_tokens),
+    image_completion_tokens: tokenCount(completion?.image_tokens),
+    web_search_requests: tokenCount(usage.server_tool_use?.web_search_requests),
+  });
 }

@@ -1,4 +1,5 @@
 import type { ChatMessageDto, ToolDto } from '@gw/dto';
+import type { Usage } from '@gw/pricing';
 import type { UpstreamSignal } from './upstream-abort';
 
 /** What the service asks of any provider, in the gateway's (OpenAI-like) chat shape. */
@@ -23,12 +24,23 @@ export interface UpstreamChatRequest {
   logit_bias?: Record<string, number>;
 }
 
-export interface UpstreamUsage {
-  prompt_tokens: number;
-  completion_tokens: number;
-  reasoning_tokens?: number;
-  cached_prompt_tokens?: number;
-}
+/**
+ * A provider's usage in the one shape every generation is billed from (see Usage): the parts a
+ * chat wire can carry, each counted in its whole as well.
+ */
+export type UpstreamUsage = Pick<
+  Usage,
+  | 'cached_prompt_tokens'
+  | 'cache_write_prompt_tokens'
+  | 'cache_write_1h_prompt_tokens'
+  | 'audio_prompt_tokens'
+  | 'cached_audio_prompt_tokens'
+  | 'image_prompt_tokens'
+  | 'reasoning_tokens'
+  | 'audio_completion_tokens'
+  | 'image_completion_tokens'
+  | 'web_search_requests'
+> & { prompt_tokens: number; completion_tokens: number };
 
 export interface UpstreamToolCallDelta {
   index: number;
@@ -65,4 +77,12 @@ export interface ChatAdapter {
 /** A token count as both wires document it, a non-negative integer; anything else counts nothing. */
 export function tokenCount(value: unknown): number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : 0;
+}
+
+/** A usage without its parts of zero, as a provider that reported none of them would have it. */
+export function withoutZeros(usage: UpstreamUsage): UpstreamUsage {
+  const parts = Object.entries(usage).filter(
+    ([key, value]) => key === 'prompt_tokens' || key === 'completion_tokens' || value !== 0,
+  );
+  return Object.fromEntries(parts) as UpstreamUsage;
 }

@@ -229,6 +229,63 @@ export interface KeyLimits {
 /** Error code of the history entry written when a reservation expires with no generation-finished event. */
 export const RESERVATION_EXPIRED_ERROR_CODE = 'RESERVATION_EXPIRED';
 
+/** The parts of prompt_tokens a provider reported, each counted in prompt_tokens too (OpenAI's and OpenRouter's convention). */
+export class PromptTokensDetails {
+  /** Read from the provider's cache. */
+  @IsInt()
+  @Min(0)
+  cached_tokens!: number;
+
+  /** Written to the provider's cache, of either duration. */
+  @IsInt()
+  @Min(0)
+  cache_write_tokens!: number;
+
+  /** Of cache_write_tokens, written to a one-hour cache (Anthropic's ephemeral_1h); the rest to the five-minute cache. */
+  @IsInt()
+  @Min(0)
+  cache_write_1h_tokens!: number;
+
+  @IsInt()
+  @Min(0)
+  audio_tokens!: number;
+
+  /** Of audio_tokens, read from the cache. */
+  @IsInt()
+  @Min(0)
+  cached_audio_tokens!: number;
+
+  @IsInt()
+  @Min(0)
+  image_tokens!: number;
+}
+
+/** The parts of completion_tokens a provider reported, each counted in completion_tokens too. */
+export class CompletionTokensDetails {
+  @IsInt()
+  @Min(0)
+  reasoning_tokens!: number;
+
+  @IsInt()
+  @Min(0)
+  audio_tokens!: number;
+
+  @IsInt()
+  @Min(0)
+  image_tokens!: number;
+}
+
+/** What the provider ran besides the model (Anthropic's `server_tool_use`). */
+export class ServerToolUse {
+  @IsInt()
+  @Min(0)
+  web_search_requests!: number;
+}
+
+/**
+ * A generation's token usage with every part it was billed for, so that its charge can be
+ * explained line by line; the details are absent from entries recorded before they were kept.
+ */
 export class TokenUsage {
   @IsInt()
   @Min(0)
@@ -241,6 +298,24 @@ export class TokenUsage {
   @IsInt()
   @Min(0)
   total_tokens!: number;
+
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => PromptTokensDetails)
+  prompt_tokens_details?: PromptTokensDetails;
+
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => CompletionTokensDetails)
+  completion_tokens_details?: CompletionTokensDetails;
+
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => ServerToolUse)
+  server_tool_use?: ServerToolUse;
 }
 
 export class GenerationError {

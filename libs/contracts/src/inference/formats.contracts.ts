@@ -19,9 +19,10 @@ export class FormatRequest extends PaidRequestEnvelope {
   body!: FormatRequestBody;
 }
 
+/** OpenAI's Responses usage: input_tokens counts the cached part too; `cache_write_tokens` is the gateway's, OpenRouter's name for what was written to the cache. */
 export interface ResponsesUsage {
   input_tokens: number;
-  input_tokens_details: { cached_tokens: number };
+  input_tokens_details: { cached_tokens: number; cache_write_tokens: number };
   output_tokens: number;
   output_tokens_details: { reasoning_tokens: number };
   total_tokens: number;
@@ -90,11 +91,14 @@ export type MessagesStopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | '
 export type MessagesContentBlock =
   { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: unknown };
 
+/** Anthropic's usage: input_tokens excludes the tokens read from and written to the cache, which have their own counts. */
 export interface MessagesUsage {
   input_tokens: number;
   output_tokens: number;
-  cache_creation_input_tokens: number | null;
-  cache_read_input_tokens: number | null;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+  cache_creation: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number };
+  server_tool_use: { web_search_requests: number };
   cost_rub: number;
   cost: number;
 }

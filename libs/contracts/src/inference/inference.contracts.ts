@@ -1,6 +1,11 @@
 import { IsNotEmpty, IsObject, IsOptional, IsString } from 'class-validator';
 import { broadcast, rpc, stream } from '../contract';
 import type { Pricing } from '@gw/pricing';
+import type {
+  CompletionTokensDetails,
+  PromptTokensDetails,
+  ServerToolUse,
+} from '../billing/billing.contracts';
 import { PaidRequestEnvelope } from './paid-request';
 
 /** Which public API the request came through; recorded in history as `apiType`. */
@@ -39,10 +44,14 @@ export interface ChatToolCall {
   function: { name: string; arguments: string };
 }
 
+/** OpenAI's chat usage with the parts the provider reported (see TokenUsage), plus the cost. */
 export interface ChatCompletionUsage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  prompt_tokens_details: PromptTokensDetails;
+  completion_tokens_details: CompletionTokensDetails;
+  server_tool_use: ServerToolUse;
   /** Roubles rounded to 8 places; `cost` is the same number. */
   cost_rub: number;
   cost: number;

@@ -1,9 +1,12 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type {
+  CompletionTokensDetails,
   GenerationRequestType,
   HistoryItem,
   HistoryListStatus,
   HistoryPage,
+  PromptTokensDetails,
+  ServerToolUse,
   TokenUsage,
 } from '@gw/contracts';
 import { PageMetaDto } from '../common/page-meta.dto';
@@ -18,6 +21,29 @@ export class TokenUsageDto implements TokenUsage {
 
   @ApiProperty({ example: 46 })
   total_tokens!: number;
+
+  @ApiPropertyOptional({
+    description:
+      'Parts of prompt_tokens as the provider reported them: cached_tokens (read from its cache), cache_write_tokens (written to it; cache_write_1h_tokens of them for an hour), audio_tokens (cached_audio_tokens of them cached), image_tokens',
+    example: {
+      cached_tokens: 0,
+      cache_write_tokens: 0,
+      cache_write_1h_tokens: 0,
+      audio_tokens: 0,
+      cached_audio_tokens: 0,
+      image_tokens: 0,
+    },
+  })
+  prompt_tokens_details?: PromptTokensDetails;
+
+  @ApiPropertyOptional({
+    description: 'Parts of completion_tokens: reasoning_tokens, audio_tokens, image_tokens',
+    example: { reasoning_tokens: 0, audio_tokens: 0, image_tokens: 0 },
+  })
+  completion_tokens_details?: CompletionTokensDetails;
+
+  @ApiPropertyOptional({ description: 'Searches the provider ran', example: { web_search_requests: 0 } })
+  server_tool_use?: ServerToolUse;
 }
 
 /** The "History item" of the interface. */
