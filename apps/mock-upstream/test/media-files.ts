@@ -109,6 +109,30 @@ export function readMp3(file: Buffer): { frames: number; durationMs: number } {
   return { frames, durationMs };
 }
 
+/** Walks Ogg pages (RFC 3533): Opus headers first, the last page ends the stream; its length. */
+export function readOggOpus(file: Buffer): { pages: number; durationMs: number } {
+  const packetsOf: Buffer[] = [];
+  let pages = 0;
+  let granule = 0n;
+  let flags = 0;
+  for (let at = 0; at < file.length; pages++) {
+    expect(file.toString('ascii', at, at + 4)).toBe('OggS');
+    flags = file[at + 5];
+    granule = file.readBigUInt64LE(at + 6);
+    const segments = [...file.subarray(at + 27, at + 27 + file[at + 26])];
+    let data = at + 27 + segments.length;
+    for (const length of segments) {
+      packetsOf.push(file.subarray(data, data + length));
+      data += length;
+    }
+    at = data;
+  }
+  expect(packetsOf[0].toString('ascii', 0, 8)).toBe('OpusHead');
+  expect(packetsOf[1].toString('ascii', 0, 8)).toBe('OpusTags');
+  expect(flags & 0x04).toBe(0x04);
+  return { pages, durationMs: Number(granule) / 48 };
+}
+
 export interface Mp4Box {
   type: string;
   body: Buffer;

@@ -2,7 +2,7 @@ import { type INestApplication } from '@nestjs/common';
 import { expectEventually, silentLogger } from '@gw/testing';
 import OpenAI from 'openai';
 import { createMockUpstreamApp } from '../src/mock-upstream.module';
-import { readJpegSize, readMp3, readMp4, readPng, readWav, readWebp } from './media-files';
+import { readJpegSize, readMp3, readMp4, readOggOpus, readPng, readWav, readWebp } from './media-files';
 
 const JOB_MS = 1_200;
 const auth = { authorization: 'Bearer test-key', 'content-type': 'application/json' };
@@ -168,9 +168,15 @@ describe('mock-upstream media over real HTTP', () => {
     it('answers pcm as 24 kHz 16-bit samples, refuses what it cannot make, honours [[fail:NNN]]', async () => {
       const pcm = await speech({ response_format: 'pcm' });
       expect((await bytes(pcm)).length).toBe(2 * 24 * 11 * 60);
-      expect((await speech({ response_format: 'opus' })).status).toBe(400);
+      expect((await speech({ response_format: 'flac' })).status).toBe(400);
       expect((await speech({ voice: undefined })).status).toBe(400);
       expect((await speech({ input: 'hi [[fail:503]]' })).status).toBe(503);
+    });
+
+    it('answers opus as Ogg pages of silent 20 ms packets, at least as long as the speech', async () => {
+      const response = await speech({ response_format: 'opus' });
+      expect(response.headers.get('content-type')).toBe('audio/ogg');
+      expect(readOggOpus(await bytes(response)).durationMs).toBe(Math.ceil((11 * 60) / 20) * 20);
     });
 
     it("is what the openai SDK's audio.speech.create reads", async () => {

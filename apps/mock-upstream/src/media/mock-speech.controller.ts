@@ -4,6 +4,7 @@ import type { Request, Response } from 'express';
 import { sleep } from '../chat/mock-answer';
 import { hasCredentials } from '../chat/upstream-credentials';
 import { encodeMp3, encodePcm, encodeWav } from './encoders/audio';
+import { encodeOggOpus } from './encoders/ogg-opus';
 import { answeredInjectedFailure, readMediaPrompt } from './media-prompt';
 import { sendOpenAiError } from './openai-error';
 
@@ -16,11 +17,12 @@ interface OpenAiSpeechRequest {
   speed?: unknown;
 }
 
-/** The formats the mock can produce as real audio; opus, aac and flac are refused with a 400. */
+/** The formats the mock can produce as real audio; aac and flac are refused with a 400. */
 const SPEECH_FORMATS = {
   mp3: { contentType: 'audio/mpeg', encode: encodeMp3 },
   wav: { contentType: 'audio/wav', encode: encodeWav },
   pcm: { contentType: 'audio/pcm', encode: encodePcm },
+  opus: { contentType: 'audio/ogg', encode: encodeOggOpus },
 } as const;
 
 /** Speech read aloud at about 16 characters a second. */
@@ -29,7 +31,7 @@ const MS_PER_CHARACTER = 60;
 /**
  * `Mock Alpha`'s OpenAI `POST /audio/speech`: the audio bytes of the input's length (60 ms a
  * character of the text without markers, divided by `speed`), a quiet tone in WAV and PCM,
- * silent frames in MP3.
+ * silent frames in MP3 and in Opus (Ogg).
  */
 @ApiExcludeController()
 @Controller('alpha/v1/audio')
