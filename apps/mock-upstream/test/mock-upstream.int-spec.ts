@@ -286,4 +286,55 @@ describe('mock-upstream over real HTTP', () => {
     });
     expect(response.status).toBe(502);
   });
+
+  describe('usage part markers', () => {
+    const marked =
+      'hi [[cache-read:400]] [[cache-write:200]] [[cache-write-1h:100]] [[audio-in:30]] [[image-in:20]] [[reasoning:50]] [[audio-out:10]] [[web-search:2]]';
+    // The prompt's text is 9 words (the markers count, as all words of a message do) + 4 = 13 tokens; the answer is 1.
+    const alphaUsage = {
+      prompt_tokens: 13 + 400 + 200 + 100 + 30 + 20,
+      completion_tokens: 1 + 50 + 10,
+      total_tokens: 763 + 61,
+      prompt_tokens_details: {
+        cached_tokens: 400,
+        cache_write_tokens: 300,
+        audio_tokens: 30,
+        image_tokens: 20,
+      },
+      completion_tokens_details: { reasoning_tokens: 50, audio_tokens: 10 },
+      server_tool_use: { web_search_requests: 2 },
+    };
+    const betaInput = {
+      input_tokens: 13 + 30 + 20,
+      cache_read_input_tokens: 400,
+      cache_creation_input_tokens: 300,
+      cache_creation: { ephemeral_5m_input_tokens: 200, ephemeral_1h_input_tokens: 100 },
+    };
+    const betaOutput = { output_tokens: 61, server_tool_use: { web_search_requests: 2 } };
+
+    it.each([false, true])(
+      'are reported by Mock Alpha as OpenAI and OpenRouter do (stream: %s)',
+      async (stream) => {
+        const body = { messages: user(marked), stream, stream_options: { include_usage: true } };
+        const usage = stream
+          ? JSON.parse((await sseData(await alpha(body))).at(-2) as string).usage
+          : loose(await (await alpha(body)).json()).usage;
+        expect(usage).toEqual(alphaUsage);
+      },
+    );
+
+    it('are reported by Mock Beta as Anthropic does, plain', async () => {
+      const body = loose(await (await beta({ messages: user(marked) })).json());
+      expect(body.content).toEqual([{ type: 'text', text: 'hi' }]);
+      expect(body.usage).toEqual({ ...betaInput, ...betaOutput });
+    });
+
+    it('are reported by Mock Beta as Anthropic does, streamed: input at message_start, output and searches at message_delta', async () => {
+      const data = (await sseData(await beta({ messages: user(marked), stream: true }))).map((d) =>
+        JSON.parse(d),
+      );
+      expect(data[0].message.usage).toEqual({ ...betaInput, output_tokens: 0 });
+      expect(data.find((d) => d.type === 'message_delta').usage).toEqual(betaOutput);
+    });
+  });
 });

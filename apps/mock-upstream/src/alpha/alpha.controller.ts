@@ -125,11 +125,29 @@ function message(reply: MockAnswer, id: string): Record<string, unknown> {
   };
 }
 
-function usage(reply: MockAnswer): Record<string, number> {
+/** OpenAI's usage object, with OpenRouter's cache_write_tokens and image_tokens; the parts are counted in their wholes. */
+function usage(reply: MockAnswer): Record<string, unknown> {
+  const parts = reply.parts;
+  const prompt =
+    reply.promptTokens +
+    parts.cacheRead +
+    parts.cacheWrite +
+    parts.cacheWrite1h +
+    parts.audioIn +
+    parts.imageIn;
+  const completion = reply.completionTokens + parts.reasoning + parts.audioOut;
   return {
-    prompt_tokens: reply.promptTokens,
-    completion_tokens: reply.completionTokens,
-    total_tokens: reply.promptTokens + reply.completionTokens,
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    prompt_tokens_details: {
+      cached_tokens: parts.cacheRead,
+      cache_write_tokens: parts.cacheWrite + parts.cacheWrite1h,
+      audio_tokens: parts.audioIn,
+      image_tokens: parts.imageIn,
+    },
+    completion_tokens_details: { reasoning_tokens: parts.reasoning, audio_tokens: parts.audioOut },
+    ...(parts.webSearches > 0 ? { server_tool_use: { web_search_requests: parts.webSearches } } : {}),
   };
 }
 

@@ -95,7 +95,7 @@ export class BetaController {
       model: body.model,
       content: contentBlocks(reply, id),
       ...stopFields(reply),
-      usage: { input_tokens: reply.promptTokens, output_tokens: reply.completionTokens },
+      usage: { ...inputUsage(reply), ...outputUsage(reply) },
     });
   }
 }
@@ -151,7 +151,7 @@ async function streamMessage(res: Response, reply: MockAnswer, id: string, model
       content: [],
       stop_reason: null,
       stop_sequence: null,
-      usage: { input_tokens: reply.promptTokens, output_tokens: 0 },
+      usage: { ...inputUsage(reply), output_tokens: 0 },
     },
   });
   if (fault('first')) return;
@@ -180,9 +180,37 @@ async function streamMessage(res: Response, reply: MockAnswer, id: string, model
     send('content_block_stop', { index: 0 });
   }
   if (reply.faults.drop) return cut(res);
-  send('message_delta', { delta: stopFields(reply), usage: { output_tokens: reply.completionTokens } });
+  send('message_delta', { delta: stopFields(reply), usage: outputUsage(reply) });
   send('message_stop', {});
   res.end();
+}
+
+/** Anthropic's input usage: what was read from or written to the cache is not in input_tokens. */
+function inputUsage(reply: MockAnswer): Record<string, unknown> {
+  const parts = reply.parts;
+  const written = parts.cacheWrite + parts.cacheWrite1h;
+  return {
+    input_tokens: reply.promptTokens + parts.audioIn + parts.imageIn,
+    ...(parts.cacheRead > 0 ? { cache_read_input_tokens: parts.cacheRead } : {}),
+    ...(written > 0
+      ? {
+          cache_creation_input_tokens: written,
+          cache_creation: {
+            ephemeral_5m_input_tokens: parts.cacheWrite,
+            ephemeral_1h_input_tokens: parts.cacheWrite1h,
+          },
+        }
+      : {}),
+  };
+}
+
+/** Anthropic counts reasoning (thinking) as output; the searches it ran are in server_tool_use, told with the output. */
+function outputUsage(reply: MockAnswer): Record<string, unknown> {
+  const parts = reply.parts;
+  return {
+    output_tokens: reply.completionTokens + parts.reasoning + parts.audioOut,
+    ...(parts.webSearches > 0 ? { server_tool_use: { web_search_requests: parts.webSearches } } : {}),
+  };
 }
 
 /** Anthropic names the stop sequence that ended an answer; a natural end is end_turn. */

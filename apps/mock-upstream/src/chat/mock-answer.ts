@@ -23,6 +23,19 @@
  * that is not JSON and goes on. WHEN is `first` (before any output) or `mid` (after the first
  * content chunk); CLASS is `overloaded`, `rate_limit` or `server`. A plain call answers an error
  * event as the status the wire uses for its class (529 or 503, 429, 500).
+ *
+ * Usage parts, so that tests can bill every price a chat has (N tokens or calls, added to what the
+ * answer reports): `[[cache-read:N]]` a prompt prefix read from the cache, `[[cache-write:N]]`
+ * and `[[cache-write-1h:N]]` one written to the five-minute and the one-hour cache,
+ * `[[audio-in:N]]` and `[[image-in:N]]` audio and images in the prompt, `[[reasoning:N]]` hidden
+ * reasoning and `[[audio-out:N]]` audio in the answer, `[[web-search:N]]` searches run. Each wire
+ * reports them as its provider does: Alpha (OpenAI, OpenRouter) counts the prompt parts in
+ * prompt_tokens with prompt_tokens_details (cached_tokens, cache_write_tokens of both durations,
+ * audio_tokens, image_tokens), the answer parts in completion_tokens with
+ * completion_tokens_details, the searches in server_tool_use; Beta (Anthropic) leaves the cached and
+ * written tokens out of input_tokens (cache_read_input_tokens, cache_creation_input_tokens split
+ * in cache_creation by duration), counts audio and images as input and reasoning and audio as
+ * output without telling them apart, as Anthropic does, and the searches in server_tool_use.
  */
 export interface MockFaults {
   failStatus: number | null;
@@ -35,6 +48,40 @@ export interface MockFaults {
   filter: boolean;
   drop: boolean;
 }
+
+/** The usage parts the markers asked for (see the header); zero where none did. */
+export interface MockUsageParts {
+  cacheRead: number;
+  cacheWrite: number;
+  cacheWrite1h: number;
+  audioIn: number;
+  imageIn: number;
+  reasoning: number;
+  audioOut: number;
+  webSearches: number;
+}
+
+const NO_PARTS: MockUsageParts = {
+  cacheRead: 0,
+  cacheWrite: 0,
+  cacheWrite1h: 0,
+  audioIn: 0,
+  imageIn: 0,
+  reasoning: 0,
+  audioOut: 0,
+  webSearches: 0,
+};
+
+const PART_MARKERS: Record<string, keyof MockUsageParts> = {
+  'cache-read': 'cacheRead',
+  'cache-write': 'cacheWrite',
+  'cache-write-1h': 'cacheWrite1h',
+  'audio-in': 'audioIn',
+  'image-in': 'imageIn',
+  reasoning: 'reasoning',
+  'audio-out': 'audioOut',
+  'web-search': 'webSearches',
+};
 
 export type MockFinish = 'stop' | 'length' | 'tool_calls' | 'content_filter';
 export type StreamFaultPoint = 'first' | 'mid';
@@ -51,6 +98,8 @@ export interface MockAnswer {
   promptTokens: number;
   completionTokens: number;
   faults: MockFaults;
+  /** Reported on top of promptTokens and completionTokens, as the markers asked. */
+  parts: MockUsageParts;
 }
 
 export interface MockConversation {
@@ -66,13 +115,14 @@ export interface MockConversation {
 
 const MAX_DELAY_MS = 600_000;
 const MARKER =
-  /\[\[(fail|delay|slow|retry-after):(\d+)\]\]|\[\[(filter|drop)\]\]|\[\[error-event:(first|mid):(overloaded|rate_limit|server)\]\]|\[\[malformed:(first|mid)\]\]/g;
+  /\[\[(fail|delay|slow|retry-after|cache-read|cache-write-1h|cache-write|audio-in|image-in|reasoning|audio-out|web-search):(\d+)\]\]|\[\[(filter|drop)\]\]|\[\[error-event:(first|mid):(overloaded|rate_limit|server)\]\]|\[\[malformed:(first|mid)\]\]/g;
 
 export function words(text: string): string[] {
   return text.split(/\s+/).filter((word) => word.length > 0);
 }
 
-export function extractFaults(text: string): { text: string; faults: MockFaults } {
+export function extractFaults(text: string): { text: string; faults: MockFaults; parts: MockUsageParts } {
+  const parts = { ...NO_PARTS };
   const faults: MockFaults = {
     failStatus: null,
     retryAfterSeconds: null,
@@ -98,6 +148,7 @@ export function extractFaults(text: string): { text: string; faults: MockFaults 
       if (name === 'retry-after') faults.retryAfterSeconds = Number(value);
       if (name === 'delay') faults.delayMs = Math.min(Number(value), MAX_DELAY_MS);
       if (name === 'slow') faults.slowMs = Math.min(Number(value), MAX_DELAY_MS);
+      if (name !== undefined && name in PART_MARKERS) parts[PART_MARKERS[name]] = Number(value);
       if (flag === 'filter') faults.filter = true;
       if (flag === 'drop') faults.drop = true;
       if (errorWhen && errorClass) faults.errorEvent = { when: errorWhen, errorClass };
@@ -105,7 +156,7 @@ export function extractFaults(text: string): { text: string; faults: MockFaults 
       return ' ';
     },
   );
-  return { text: stripped, faults };
+  return { text: stripped, faults, parts };
 }
 
 function clampStatus(status: number): number {
@@ -113,7 +164,7 @@ function clampStatus(status: number): number {
 }
 
 export function answer(conversation: MockConversation): MockAnswer {
-  const { text, faults } = extractFaults(conversation.lastUserText);
+  const { text, faults, parts } = extractFaults(conversation.lastUserText);
   const promptTokens = conversation.texts.reduce((sum, t) => sum + words(t).length + 4, 0);
   if (faults.filter) {
     return {
@@ -124,6 +175,7 @@ export function answer(conversation: MockConversation): MockAnswer {
       promptTokens,
       completionTokens: 0,
       faults,
+      parts,
     };
   }
   if (conversation.forcedTool) {
@@ -136,6 +188,7 @@ export function answer(conversation: MockConversation): MockAnswer {
       promptTokens,
       completionTokens: toolWords.length,
       faults,
+      parts,
     };
   }
   const stopped = cutAtStop(words(text).join(' '), conversation.stop);
@@ -155,6 +208,7 @@ export function answer(conversation: MockConversation): MockAnswer {
     promptTokens,
     completionTokens: answerWords.length,
     faults,
+    parts,
   };
 }
 
