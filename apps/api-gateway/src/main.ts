@@ -1,6 +1,6 @@
 // Decorator metadata (env schemas, DTOs, entities) needs the Reflect API before any class is defined.
 import 'reflect-metadata';
-import { checkNats, createLogger, listenHttp, loadEnv, runMain } from '@gw/platform';
+import { checkNats, createLogger, listenHttp, loadEnv, natsAuth, runMain } from '@gw/platform';
 import { createBlobStore } from '@gw/platform/blobs';
 import { ApiGatewayEnv } from './api-gateway.env';
 import { createApiGatewayApp } from './api-gateway.module';
@@ -8,7 +8,7 @@ import { createApiGatewayApp } from './api-gateway.module';
 runMain('api-gateway', async () => {
   const env = loadEnv(ApiGatewayEnv, process.env);
   const logger = createLogger('api-gateway', env.LOG_FORMAT, env.LOG_LEVEL);
-  await checkNats(env.NATS_URL);
+  await checkNats(env.NATS_URL, natsAuth(env));
   const app = await createApiGatewayApp(
     {
       env,
@@ -16,6 +16,7 @@ runMain('api-gateway', async () => {
       transport: {
         kind: 'nats',
         servers: env.NATS_URL,
+        auth: natsAuth(env),
         rpcTimeoutMs: env.RPC_TIMEOUT_MS,
         blobs: createBlobStore(env),
       },

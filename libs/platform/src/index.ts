@@ -11,6 +11,7 @@ export * from './events/durable-events';
 export * from './logging/log-text';
 export * from './logging/logger';
 export * from './transport/caller-presence';
+export { livenessSubject } from './transport/responder-watch';
 export * from './transport/in-process-bus';
 export * from './transport/in-process-client';
 export * from './transport/in-process-server';

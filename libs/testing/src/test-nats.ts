@@ -14,20 +14,31 @@ export interface TestNats {
 
 const NATS_SERVER_BIN = process.env['NATS_SERVER_BIN'] ?? 'nats-server';
 
+export interface TestNatsOptions {
+  /** A server config file (`-c`), e.g. the generated users and permissions of deploy/nats. */
+  configFile?: string;
+  /** Variables the config file refers to (`$NAME`), such as the users' passwords. */
+  env?: Record<string, string>;
+}
+
 /**
  * A private nats-server with JetStream for one test file. Subjects are fixed by the contracts, so
  * test files sharing one broker would answer each other's requests; a broker per file keeps them
  * apart while still testing against the real NATS server.
  */
-export async function startTestNats(): Promise<TestNats> {
+export async function startTestNats(options: TestNatsOptions = {}): Promise<TestNats> {
   const port = await freePort();
   const storeDir = mkdtempSync(join(tmpdir(), 'gw-nats-'));
   const run = async () => {
     const child: ChildProcess = spawn(
       NATS_SERVER_BIN,
-      ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir],
+      [
+        ...(options.configFile ? ['-c', options.configFile] : []),
+        ...['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir],
+      ],
       {
         stdio: 'ignore',
+        env: { ...process.env, ...options.env },
       },
     );
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -29,7 +29,7 @@ import {
       inject: [TRANSPORT_OPTIONS],
       useFactory: (transport: TransportOptions): RateLimitStore =>
         transport.kind === 'nats'
-          ? new JetStreamRateLimitStore(transport.servers)
+          ? new JetStreamRateLimitStore(transport.servers, transport.auth)
           : new InMemoryRateLimitStore(),
     },
     {

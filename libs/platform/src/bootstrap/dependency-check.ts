@@ -1,12 +1,13 @@
 import { connect } from '@nats-io/transport-node';
 import { StartupError } from '../env/load-env';
+import { type NatsAuth } from '../transport/transport-options';
 
 export const CHECK_TIMEOUT_MS = 5_000;
 
 /** Connects once to NATS before Nest starts (no reconnects), so an unreachable one is one line naming its address. */
-export async function checkNats(servers: string): Promise<void> {
+export async function checkNats(servers: string, auth: NatsAuth = {}): Promise<void> {
   try {
-    const connection = await connect({ servers, timeout: CHECK_TIMEOUT_MS, reconnect: false });
+    const connection = await connect({ servers, ...auth, timeout: CHECK_TIMEOUT_MS, reconnect: false });
     await connection.close();
   } catch (err) {
     throw new StartupError(

@@ -4,7 +4,7 @@ import { loadEnv } from '../env/load-env';
 import { migrateServiceDatabase, type ServiceDatabaseOptions } from '../database/service-database';
 import { createLogger } from '../logging/logger';
 import { type BlobStore } from '../blobs/blob-store';
-import { type TransportOptions } from '../transport/transport-options';
+import { natsAuth, type TransportOptions } from '../transport/transport-options';
 import { startHealthServer } from './health-server';
 import { checkPostgres } from '../database/postgres-check';
 import { checkNats } from './dependency-check';
@@ -32,13 +32,14 @@ export function runServiceMain<Env extends ServiceEnv>(options: ServiceMainOptio
     const env = loadEnv(options.env, process.env);
     await checkPostgres(env.DATABASE_URL);
     if (process.argv.includes('--migrate')) return migrateServiceDatabase(options.database(env));
-    await checkNats(env.NATS_URL);
+    await checkNats(env.NATS_URL, natsAuth(env));
     const logger = createLogger(options.name, env.LOG_FORMAT, env.LOG_LEVEL);
     let ready = false;
     if (env.HEALTH_PORT > 0) await startHealthServer(env.HEALTH_PORT, () => ready);
     const transport: TransportOptions = {
       kind: 'nats',
       servers: env.NATS_URL,
+      auth: natsAuth(env),
       rpcTimeoutMs: env.RPC_TIMEOUT_MS,
       blobs: options.blobs?.(env),
     };

@@ -14,7 +14,7 @@ export function serviceTransport(transport: TransportOptions, queue: string | nu
   if (transport.kind === 'in-process') return { strategy: new InProcessServer(transport.bus) };
   return {
     strategy: new LivenessServerNats(
-      { servers: [transport.servers], ...(queue ? { queue } : {}) },
+      { servers: [transport.servers], ...transport.auth, ...(queue ? { queue } : {}) },
       transport.blobs ?? null,
     ),
   };

@@ -1,6 +1,6 @@
 // class-transformer converts a variable by the type in its decorator metadata, which needs the Reflect API.
 import 'reflect-metadata';
-import { IsIn, IsInt, IsString, Max, Min, MinLength } from 'class-validator';
+import { IsIn, IsInt, IsString, Matches, Max, Min, MinLength, ValidateIf } from 'class-validator';
 import type { LogFormat } from '../logging/logger';
 
 /**
@@ -32,6 +32,25 @@ export class NatsClientEnv extends LoggingEnv {
   @Min(100)
   @Max(600_000)
   RPC_TIMEOUT_MS: number = 10_000;
+
+  /** The NATS user this process connects as (one per app, deploy/nats); unset on an open bus. */
+  @ValidateIf((env: NatsClientEnv) => env.NATS_USER !== undefined || env.NATS_PASSWORD !== undefined)
+  @IsString()
+  @MinLength(1)
+  NATS_USER?: string;
+
+  @ValidateIf((env: NatsClientEnv) => env.NATS_USER !== undefined || env.NATS_PASSWORD !== undefined)
+  // nats-server reads the password from its environment as a config token: one that starts with a
+  // digit or holds a space would be read as a number or cut, and match no client.
+  @Matches(/^[A-Za-z][A-Za-z0-9._~-]{15,}$/, {
+    message: 'NATS_PASSWORD must be 16 or more letters, digits or ._~- and start with a letter',
+  })
+  NATS_PASSWORD?: string;
+
+  /** A CA file to verify NATS's TLS certificate with; a server that requires TLS gets it without one. */
+  @ValidateIf((env: NatsClientEnv) => env.NATS_TLS_CA_FILE !== undefined)
+  @IsString()
+  NATS_TLS_CA_FILE?: string;
 }
 
 /** Variables every service reads. */

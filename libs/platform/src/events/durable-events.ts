@@ -12,6 +12,7 @@ import {
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { type BatchOutcome, MicroBatcher } from '../batching/micro-batcher';
 import { type InProcessBus } from '../transport/in-process-bus';
+import { type NatsAuth } from '../transport/transport-options';
 import { MessageValidationPipe } from '../validation/message-validation.pipe';
 
 export type DurableEventHandler<Event> = (event: Event) => Promise<void>;
@@ -130,6 +131,8 @@ export interface JetStreamDurableEventsOptions {
    * again. It also bounds the delay for events that were on their way to a subscriber that stopped.
    */
   ackWaitMs?: number;
+  /** Credentials and TLS for the connection; none on an open bus. */
+  auth?: NatsAuth;
 }
 
 export class JetStreamDurableEvents extends DurableEvents implements OnApplicationShutdown {
@@ -139,6 +142,7 @@ export class JetStreamDurableEvents extends DurableEvents implements OnApplicati
   private readonly consumers: ConsumerMessages[] = [];
 
   private readonly ackWaitNs: number;
+  private readonly auth: NatsAuth;
 
   constructor(
     private readonly servers: string,
@@ -146,6 +150,7 @@ export class JetStreamDurableEvents extends DurableEvents implements OnApplicati
   ) {
     super();
     this.ackWaitNs = (options.ackWaitMs ?? 30_000) * 1_000_000;
+    this.auth = options.auth ?? {};
   }
 
   async publish<Event extends object>(
@@ -261,6 +266,7 @@ export class JetStreamDurableEvents extends DurableEvents implements OnApplicati
   private nats(): Promise<NatsConnection> {
     this.connection ??= connect({
       servers: this.servers,
+      ...this.auth,
       name: 'durable-events',
       maxReconnectAttempts: -1,
     }).catch((err: unknown) => {

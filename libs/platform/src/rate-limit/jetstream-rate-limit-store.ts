@@ -12,11 +12,13 @@ import {
 } from '@nats-io/jetstream';
 import { connect, errors, type NatsConnection } from '@nats-io/transport-node';
 import { DomainError } from '@gw/contracts';
+import { type NatsAuth } from '../transport/transport-options';
 import { createHash } from 'node:crypto';
 import { RATE_LIMIT_RECORD_MAX_TTL_MS, RateLimitStore } from './rate-limit-store';
 
 export const RATE_LIMIT_STREAM = 'GW_RATE_LIMITS';
-const SUBJECT_PREFIX = 'gw.rate-limit.';
+/** The subjects the counters are stored under (one per key), which NATS permissions grant the gateway. */
+export const RATE_LIMIT_SUBJECT_PREFIX = 'gw.rate-limit.';
 
 /** Writers on other replicas that changed the same record first; past this many the update gives up. */
 const MAX_CONFLICTS = 50;
@@ -55,7 +57,10 @@ export class JetStreamRateLimitStore extends RateLimitStore implements OnApplica
   /** What this replica wrote last per subject: while no other replica writes it, an update is one round trip. */
   private readonly lastWritten = new Map<string, KnownRecord>();
 
-  constructor(private readonly servers: string) {
+  constructor(
+    private readonly servers: string,
+    private readonly auth: NatsAuth = {},
+  ) {
     super();
   }
 
@@ -141,7 +146,7 @@ export class JetStreamRateLimitStore extends RateLimitStore implements OnApplica
 
   private connected(): Promise<Connected> {
     this.connection ??= (async () => {
-      const nc = await connect({ servers: this.servers, name: 'rate-limits' });
+      const nc = await connect({ servers: this.servers, ...this.auth, name: 'rate-limits' });
       const jsm = await jetstreamManager(nc);
       await ensureStream(jsm);
       return { nc, jsm, js: jetstream(nc) };
@@ -158,7 +163,7 @@ export class JetStreamRateLimitStore extends RateLimitStore implements OnApplica
 async function ensureStream(jsm: JetStreamManager): Promise<void> {
   const config = {
     name: RATE_LIMIT_STREAM,
-    subjects: [`${SUBJECT_PREFIX}>`],
+    subjects: [`${RATE_LIMIT_SUBJECT_PREFIX}>`],
     storage: StorageType.Memory,
     retention: RetentionPolicy.Limits,
     discard: DiscardPolicy.Old,
@@ -181,7 +186,7 @@ async function ensureStream(jsm: JetStreamManager): Promise<void> {
 
 /** Keys carry addresses and e-mails, which are not subject tokens; a digest is, and says nothing. */
 function subjectOf(key: string): string {
-  return SUBJECT_PREFIX + createHash('sha256').update(key).digest('hex').slice(0, 40);
+  return RATE_LIMIT_SUBJECT_PREFIX + createHash('sha256').update(key).digest('hex').slice(0, 40);
 }
 
 function liveValue<T>(record: StoredRecord, now: number): T | null {

@@ -28,7 +28,8 @@ const PROBE_REUSE_MS = 1_000;
 /** How long a process waits before it tries again to answer for its presence. */
 const ANSWER_RETRY_MS = 1_000;
 
-const presenceSubject = (callerId: string) => `presence.${callerId}`;
+/** The subject a process answers on while it lives; services probe it to learn whether a caller is gone. */
+export const presenceSubject = (callerId: string) => `presence.${callerId}`;
 
 /**
  * Whether the process that sent a request is still there (docs/decisions.md, gone callers). Each

@@ -22,7 +22,11 @@ export class TransportModule {
               ? ClientProxyFactory.create({
                   transport: Transport.NATS,
                   // Names this process in every request, for services that ask whether it is still there.
-                  options: { servers: [options.servers], headers: { [CALLER_HEADER]: CALLER_ID } },
+                  options: {
+                    servers: [options.servers],
+                    ...options.auth,
+                    headers: { [CALLER_HEADER]: CALLER_ID },
+                  },
                 })
               : new InProcessClient(options.bus),
         },
@@ -32,7 +36,7 @@ export class TransportModule {
           provide: DurableEvents,
           useFactory: (): DurableEvents =>
             options.kind === 'nats'
-              ? new JetStreamDurableEvents(options.servers)
+              ? new JetStreamDurableEvents(options.servers, { auth: options.auth })
               : new InProcessDurableEvents(options.bus),
         },
       ],
