@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { type AppEnv, readAppEnv } from './env-classes';
+import { NATS_USERS, passwordVariable } from './nats-users';
 
 // Static checks of the deployment files against the apps as they are in the repository: no
 // Docker engine or cluster is needed, so they run with the unit tests.
@@ -311,6 +312,34 @@ describe('docker-compose.yml', () => {
     expect(storeDir).toBeDefined();
     expect((nats.volumes ?? []).some((v: string) => v.endsWith(`:${storeDir}`))).toBe(true);
     expect(nats.healthcheck).toBeDefined();
+  });
+
+  /** Apps whose NATS user or password is not the one the NATS service's generated config defines for them. */
+  const natsUserMismatches = (all: Record<string, Manifest>): string[] => {
+    const server = environment(all.nats ?? {});
+    return Object.keys(NATS_USERS).filter((app) => {
+      const env = environment(all[app] ?? {});
+      const variable = passwordVariable(app);
+      return (
+        env.NATS_USER !== app ||
+        !server[variable]?.startsWith(`\${${variable}:?`) ||
+        env.NATS_PASSWORD !== server[variable]
+      );
+    });
+  };
+
+  it('runs NATS with the generated users, each app connecting as its own with a required password', () => {
+    const nats = services.nats;
+    expect((nats.volumes ?? []).some((v: string) => v.startsWith('./deploy/nats/auth.conf:'))).toBe(true);
+    expect(natsUserMismatches(services)).toEqual([]);
+    const swapped = {
+      ...services,
+      inference: {
+        ...services.inference,
+        environment: { ...environment(services.inference), NATS_USER: 'billing' },
+      },
+    };
+    expect(natsUserMismatches(swapped)).toEqual(['inference']);
   });
 
   it('runs Postgres 16 with a healthcheck, and the apps reach its database', () => {
