@@ -17,6 +17,9 @@ export const WIRE_FAULTS = [
   'malformed-mid',
   'truncated',
   'http-429',
+  'http-400-context-length',
+  'http-400-invalid',
+  'http-401',
   'http-500',
   'http-529',
   'html',
@@ -25,6 +28,18 @@ export const WIRE_FAULTS = [
   'stall-mid',
 ] as const;
 export type WireFault = (typeof WIRE_FAULTS)[number];
+
+/** What each wire says when a prompt is longer than its model takes (the providers' documented texts). */
+export const CONTEXT_LENGTH_REFUSALS: Record<Wire, string> = {
+  openai: "This model's maximum context length is 128000 tokens.",
+  anthropic: 'prompt is too long: 210000 tokens > 200000 maximum',
+};
+
+/** A parameter the provider refuses, in its words. */
+export const INVALID_REQUEST_REFUSAL = 'temperature: Input should be less than or equal to 2';
+
+/** The provider's words when it refuses the gateway's key: never for the client's eyes. */
+export const KEY_REFUSAL = 'Incorrect API key provided: sk-prov***';
 
 /** The provider's Retry-After on its 429. */
 export const PROVIDER_RETRY_AFTER_SECONDS = 7;
@@ -123,7 +138,7 @@ export class FaultProvider {
     for await (const chunk of request) body += chunk;
     const wire: Wire = request.url?.startsWith('/anthropic') ? 'anthropic' : 'openai';
     const fault = /fault:([a-z0-9-]+)/.exec(body)?.[1] as WireFault | undefined;
-    const plan = answerOf(fault, FRAMES[wire]);
+    const plan = answerOf(fault, wire);
     if (plan.kind === 'silent') {
       this.stalled.add(response);
       return;
@@ -146,7 +161,8 @@ type Answer =
   | { kind: 'stream'; frames: Frame[]; stalls: boolean };
 
 /** How the provider answers a fault on a wire. */
-function answerOf(fault: WireFault | undefined, frames: (typeof FRAMES)[Wire]): Answer {
+function answerOf(fault: WireFault | undefined, wire: Wire): Answer {
+  const frames = FRAMES[wire];
   const { start, text, end, error } = frames;
   const word = text(FIRST_WORD);
   const ends = (...parts: Frame[]): Answer => ({ kind: 'stream', frames: parts, stalls: false });
@@ -177,6 +193,19 @@ function answerOf(fault: WireFault | undefined, frames: (typeof FRAMES)[Wire]): 
       return json(429, '{"error":{"message":"Rate limit reached","type":"requests"}}', {
         'retry-after': String(PROVIDER_RETRY_AFTER_SECONDS),
       });
+    case 'http-400-context-length':
+      return json(400, refusalBody(wire, CONTEXT_LENGTH_REFUSALS[wire], 'context_length_exceeded'));
+    case 'http-400-invalid':
+      return json(400, refusalBody(wire, INVALID_REQUEST_REFUSAL, null));
+    case 'http-401':
+      return json(
+        401,
+        wire === 'openai'
+          ? JSON.stringify({
+              error: { message: KEY_REFUSAL, type: 'invalid_request_error', code: 'invalid_api_key' },
+            })
+          : JSON.stringify({ type: 'error', error: { type: 'authentication_error', message: KEY_REFUSAL } }),
+      );
     case 'http-500':
       return json(500, '{"error":{"message":"Internal error","type":"server_error"}}');
     case 'http-529':
@@ -198,4 +227,11 @@ function answerOf(fault: WireFault | undefined, frames: (typeof FRAMES)[Wire]): 
     case undefined:
       return ends(...start, word, ...end);
   }
+}
+
+/** A refusal of the request as each wire's error body has it. */
+function refusalBody(wire: Wire, message: string, code: string | null): string {
+  return wire === 'openai'
+    ? JSON.stringify({ error: { message, type: 'invalid_request_error', param: 'messages', code } })
+    : JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message } });
 }

@@ -10,8 +10,10 @@ import {
 } from '@gw/contracts';
 import { apiKeyPrincipal } from '@gw/testing';
 import {
+  CONTEXT_LENGTH_REFUSALS,
   FaultProvider,
   FIRST_WORD,
+  INVALID_REQUEST_REFUSAL,
   PROVIDER_RETRY_AFTER_SECONDS,
   type Wire,
   WIRE_FAULTS,
@@ -22,16 +24,39 @@ import { DEMO_CATALOGUE, InferenceTestApp } from './inference-test-app';
 /** What the client is told when the provider's default Retry-After is unknown. */
 const DEFAULT_RETRY_AFTER = 5;
 
-type Outcome =
-  | { output: false; code: ErrorCode; status: number; retryAfterSeconds: number | null }
-  | { output: true; code: ErrorCode };
+interface BeforeOutput {
+  output: false;
+  code: ErrorCode;
+  status: number;
+  retryAfterSeconds: number | null;
+  /** Whether another provider is tried: not after a refusal another provider would repeat. */
+  fallsBack: boolean;
+  /** What the client's message says, beside the code. */
+  message?: (wire: Wire) => RegExp;
+}
 
-const beforeOutput = (code: ErrorCode, status: number, retryAfterSeconds: number | null = null): Outcome => ({
+type Outcome = BeforeOutput | { output: true; code: ErrorCode };
+
+const beforeOutput = (
+  code: ErrorCode,
+  status: number,
+  retryAfterSeconds: number | null = null,
+): BeforeOutput => ({
   output: false,
   code,
   status,
   retryAfterSeconds,
+  fallsBack: true,
 });
+
+/** The provider's refusal of the request: the client's 400 in the provider's words, named as the provider's. */
+const refused = (code: ErrorCode, fallsBack: boolean, reason: (wire: Wire) => string): Outcome => ({
+  ...beforeOutput(code, 400),
+  fallsBack,
+  message: (wire) => new RegExp(`^${PROVIDER_NAMES[wire]} refused the request: ${escape(reason(wire))}$`),
+});
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const afterOutput = (code: ErrorCode): Outcome => ({ output: true, code });
 
 /**
@@ -49,6 +74,18 @@ const EXPECTED: Record<WireFault, Outcome> = {
   'malformed-mid': afterOutput('upstream_error'),
   truncated: afterOutput('upstream_error'),
   'http-429': beforeOutput('upstream_rate_limited', 429, PROVIDER_RETRY_AFTER_SECONDS),
+  // A longer context elsewhere may take the prompt; a parameter refused here is refused everywhere.
+  'http-400-context-length': refused(
+    'context_length_exceeded',
+    true,
+    (wire) => CONTEXT_LENGTH_REFUSALS[wire],
+  ),
+  'http-400-invalid': refused('invalid_request', false, () => INVALID_REQUEST_REFUSAL),
+  // The gateway's key refused: the operator's problem, told to the client without the provider's words.
+  'http-401': {
+    ...beforeOutput('upstream_error', 502),
+    message: () => /^The upstream provider failed \(HTTP 401\)$/,
+  },
   'http-500': beforeOutput('upstream_error', 502),
   'http-529': beforeOutput('upstream_overloaded', 503, DEFAULT_RETRY_AFTER),
   html: beforeOutput('upstream_error', 502),
@@ -147,6 +184,7 @@ describe('faults on the provider wire', () => {
           status: expected.status,
           retryAfterSeconds: expected.retryAfterSeconds,
         });
+        if (expected.message) expect((error as { message: string }).message).toMatch(expected.message(wire));
       }
       // A plain answer broken off after output reached the client as an error only.
       expect(await app.eventOf(id)).toMatchObject({ status: 'failed', cost: '0' });
@@ -174,7 +212,19 @@ describe('faults on the provider wire', () => {
       expect(Number(event.cost)).toBeGreaterThan(0);
     });
 
-    if (!expected.output) {
+    if (!expected.output && !expected.fallsBack) {
+      it('answers the refusal without trying the next provider', async () => {
+        const error = await app.rpc
+          .request(InferenceContracts.chatCompletion, chat(`fault/${wire}-then-alpha`, fault))
+          .then(
+            () => null,
+            (err: unknown) => err,
+          );
+        expect(error).toMatchObject({ code: expected.code, status: expected.status });
+      });
+    }
+
+    if (!expected.output && expected.fallsBack) {
       it('moves on to the next provider, as before any output', async () => {
         const answer = await app.rpc.request(
           InferenceContracts.chatCompletion,

@@ -4,6 +4,7 @@
  */
 export const ERROR_CODES = [
   'invalid_request',
+  'context_length_exceeded',
   'invalid_model',
   'unauthorized',
   'invalid_api_key',
@@ -39,6 +40,8 @@ export type ErrorEnvelopeType =
 
 export const ERROR_CODE_TABLE: Record<ErrorCode, { status: number; type: ErrorEnvelopeType }> = {
   invalid_request: { status: 400, type: 'invalid_request_error' },
+  // The provider's own refusal of a prompt too long for its model, under the code OpenAI gives it.
+  context_length_exceeded: { status: 400, type: 'invalid_request_error' },
   invalid_model: { status: 400, type: 'invalid_request_error' },
   unauthorized: { status: 401, type: 'authentication_error' },
   invalid_api_key: { status: 401, type: 'authentication_error' },

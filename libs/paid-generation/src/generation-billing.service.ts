@@ -153,7 +153,7 @@ export class GenerationBilling {
    * the last provider tried. Answers the error the client is told.
    */
   async failed(generation: BilledGeneration, failure: UpstreamFailure | null): Promise<DomainError> {
-    const error = upstreamDomainError(failure);
+    const error = upstreamDomainError(failure, false, generation.attempts.at(-1)?.provider ?? null);
     await this.finish(generation, failedOutcome(generation.attempts.at(-1)?.provider ?? null, error));
     return error;
   }

@@ -1,5 +1,8 @@
+import { Logger } from '@nestjs/common';
 import type { NewAttempt } from './paid-generation-tables';
 import { toUpstreamFailure, type UpstreamFailure } from './upstream-failure';
+
+const logger = new Logger('ProviderFallback');
 
 /** Whatever names a provider to try: a catalogue route, or anything else with the provider's name. */
 export interface FallbackRoute {
@@ -94,6 +97,10 @@ export async function tryProvidersInOrder<R extends FallbackRoute, T>(
       return { outcome: 'answered', route, value, started };
     } catch (err) {
       failure = toUpstreamFailure(err);
+      if (failure.errorClass === 'unauthorized')
+        logger.error(
+          `${route.name} refused the gateway's provider key (HTTP ${failure.httpStatus ?? '-'}): check the key its catalogue routing names`,
+        );
       const cancelled = options.signal?.aborted ?? false;
       recordAttempt(attempts, route, started, failure, cancelled);
       if (cancelled) return { outcome: 'cancelled', route };

@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post, Res, UseFilters } from '@nestjs/common';
 import {
   ApiBody,
   ApiExtraModels,
@@ -24,6 +24,7 @@ import { namedEvents } from '../generations/server-sent-events';
 import type { GenerationRoute } from '../generations/serve-generation';
 import { serveGeneration } from '../generations/serve-generation';
 import { UndeliveredGenerations } from '../generations/undelivered-generations';
+import { MessagesErrorFilter } from './messages-error.filter';
 import { ApiPaidGenerationErrors } from '../docs/paid-generation-errors.decorator';
 
 /** Anthropic's error event: `{type: 'error', error: {type, message}}`. */
@@ -60,6 +61,7 @@ export class MessagesController {
 
   @Post('v1/messages')
   @HttpCode(200)
+  @UseFilters(MessagesErrorFilter)
   @Authenticated()
   @ApiHeader({
     name: 'x-api-key',

@@ -9,7 +9,7 @@ import {
   withoutZeros,
 } from './upstream-chat';
 import type { EventSourceMessage } from 'eventsource-parser';
-import { type ProviderErrorClass, UpstreamFailure } from '@gw/paid-generation';
+import { type ProviderErrorClass, providerErrorOf, UpstreamFailure } from '@gw/paid-generation';
 import { type UpstreamHttp } from './upstream-http';
 
 const ANTHROPIC_VERSION = '2023-06-01';
@@ -154,6 +154,9 @@ interface AnthropicStreamEvent {
 const ERROR_CLASSES: Record<string, ProviderErrorClass> = {
   overloaded_error: 'overloaded',
   rate_limit_error: 'rate_limited',
+  invalid_request_error: 'refused',
+  authentication_error: 'unauthorized',
+  permission_error: 'unauthorized',
 };
 
 /** Anthropic names each event; `message_stop` is the last of an answer. */
@@ -166,6 +169,7 @@ function streamError(error: AnthropicStreamEvent['error']): UpstreamFailure {
   const message = typeof error?.message === 'string' ? error.message : 'unknown error';
   return new UpstreamFailure('provider_error', `Upstream stream failed: ${message.slice(0, 300)}`, null, {
     errorClass: ERROR_CLASSES[error?.type ?? ''] ?? 'failed',
+    providerError: providerErrorOf({ error }),
   });
 }
 

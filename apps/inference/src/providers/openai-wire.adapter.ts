@@ -7,7 +7,7 @@ import {
   type UpstreamUsage,
   withoutZeros,
 } from './upstream-chat';
-import { UpstreamFailure } from '@gw/paid-generation';
+import { providerErrorOf, UpstreamFailure } from '@gw/paid-generation';
 import { type UpstreamHttp } from './upstream-http';
 
 /**
@@ -120,9 +120,12 @@ function streamError(error: OpenAiError): UpstreamFailure {
     ? 'rate_limited'
     : /overloaded/i.test(`${names} ${message}`)
       ? 'overloaded'
-      : 'failed';
+      : /invalid_request/.test(names)
+        ? 'refused'
+        : 'failed';
   return new UpstreamFailure('provider_error', `Upstream stream failed: ${message.slice(0, 300)}`, null, {
     errorClass,
+    providerError: providerErrorOf({ error }),
   });
 }
 

@@ -1,7 +1,7 @@
 import { type OnApplicationShutdown } from '@nestjs/common';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { Agent, type Dispatcher, type FormData, request } from 'undici';
-import { toUpstreamFailure, UpstreamFailure } from '@gw/paid-generation';
+import { providerErrorOf, toUpstreamFailure, UpstreamFailure } from '@gw/paid-generation';
 import type { UpstreamSignal } from './upstream-abort';
 
 /** What a provider may still send after the end of its answer before the connection is closed instead of kept. */
@@ -72,7 +72,10 @@ export class UpstreamHttp implements OnApplicationShutdown {
         'status',
         `Upstream answered ${response.statusCode}: ${text.slice(0, 300)}`,
         response.statusCode,
-        { retryAfterSeconds: retryAfterSeconds(response.headers) },
+        {
+          retryAfterSeconds: retryAfterSeconds(response.headers),
+          providerError: providerErrorOf(parseJson(text)),
+        },
       );
     }
     return response;
@@ -141,6 +144,14 @@ function closeUnread(body: Dispatcher.ResponseData['body']): void {
   if (body.destroyed) return;
   body.on('error', () => undefined);
   body.destroy();
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
 }
 
 /** The longest wait a provider's `Retry-After` is passed on with. */

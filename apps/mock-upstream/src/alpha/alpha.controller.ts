@@ -8,6 +8,7 @@ import {
   MALFORMED_LINE,
   MockAnswer,
   type MockErrorClass,
+  REFUSALS,
   sleep,
   stopSequences,
   type StreamFaultPoint,
@@ -58,6 +59,18 @@ export class AlphaController {
         'upstream_failure',
         `Injected failure ${reply.faults.failStatus}`,
       );
+    }
+    if (reply.faults.refusal !== null) {
+      const refusal = reply.faults.refusal;
+      res.status(400).json({
+        error: {
+          message: REFUSALS[refusal].openai,
+          type: 'invalid_request_error',
+          param: refusal === 'context_length' ? 'messages' : 'temperature',
+          code: refusal === 'context_length' ? 'context_length_exceeded' : 'decimal_above_max_value',
+        },
+      });
+      return;
     }
     const id = `chatcmpl-mock-${++sequence}`;
     const created = Math.floor(Date.now() / 1000);

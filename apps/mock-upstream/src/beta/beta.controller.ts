@@ -8,6 +8,7 @@ import {
   MALFORMED_LINE,
   MockAnswer,
   type MockErrorClass,
+  REFUSALS,
   MockFinish,
   sleep,
   stopSequences,
@@ -73,6 +74,8 @@ export class BetaController {
         `Injected failure ${reply.faults.failStatus}`,
       );
     }
+    if (reply.faults.refusal !== null)
+      return anthropicError(res, 400, 'invalid_request_error', REFUSALS[reply.faults.refusal].anthropic);
     const id = `msg_mock_${++sequence}`;
     if (body.stream === true) return streamMessage(res, reply, id, body.model);
     if (reply.faults.drop) {

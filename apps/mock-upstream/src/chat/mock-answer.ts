@@ -24,6 +24,12 @@
  * content chunk); CLASS is `overloaded`, `rate_limit` or `server`. A plain call answers an error
  * event as the status the wire uses for its class (529 or 503, 429, 500).
  *
+ * Refusals of the request, as each wire's provider answers them (400 and its error body):
+ * `[[refuse:context_length]]` a prompt longer than the model takes (OpenAI's
+ * `context_length_exceeded`, Anthropic's "prompt is too long"), `[[refuse:invalid]]` a parameter
+ * out of range. A key that begins with `revoked` is refused with 401 on every route
+ * (upstream-credentials.ts), as a provider refuses a key it revoked.
+ *
  * Usage parts, so that tests can bill every price a chat has (N tokens or calls, added to what the
  * answer reports): `[[cache-read:N]]` a prompt prefix read from the cache, `[[cache-write:N]]`
  * and `[[cache-write-1h:N]]` one written to the five-minute and the one-hour cache,
@@ -41,6 +47,7 @@ export interface MockFaults {
   failStatus: number | null;
   retryAfterSeconds: number | null;
   errorEvent: { when: StreamFaultPoint; errorClass: MockErrorClass } | null;
+  refusal: MockRefusal | null;
   malformed: StreamFaultPoint | null;
   delayMs: number;
   /** Pause between two streamed content chunks, so a test can act in the middle of a stream. */
@@ -86,6 +93,7 @@ const PART_MARKERS: Record<string, keyof MockUsageParts> = {
 export type MockFinish = 'stop' | 'length' | 'tool_calls' | 'content_filter';
 export type StreamFaultPoint = 'first' | 'mid';
 export type MockErrorClass = 'overloaded' | 'rate_limit' | 'server';
+export type MockRefusal = 'context_length' | 'invalid';
 
 export interface MockAnswer {
   /** The words of the answer; the content is these joined by single spaces. */
@@ -115,7 +123,7 @@ export interface MockConversation {
 
 const MAX_DELAY_MS = 600_000;
 const MARKER =
-  /\[\[(fail|delay|slow|retry-after|cache-read|cache-write-1h|cache-write|audio-in|image-in|reasoning|audio-out|web-search):(\d+)\]\]|\[\[(filter|drop)\]\]|\[\[error-event:(first|mid):(overloaded|rate_limit|server)\]\]|\[\[malformed:(first|mid)\]\]/g;
+  /\[\[(fail|delay|slow|retry-after|cache-read|cache-write-1h|cache-write|audio-in|image-in|reasoning|audio-out|web-search):(\d+)\]\]|\[\[(filter|drop)\]\]|\[\[error-event:(first|mid):(overloaded|rate_limit|server)\]\]|\[\[malformed:(first|mid)\]\]|\[\[refuse:(context_length|invalid)\]\]/g;
 
 export function words(text: string): string[] {
   return text.split(/\s+/).filter((word) => word.length > 0);
@@ -127,6 +135,7 @@ export function extractFaults(text: string): { text: string; faults: MockFaults;
     failStatus: null,
     retryAfterSeconds: null,
     errorEvent: null,
+    refusal: null,
     malformed: null,
     delayMs: 0,
     slowMs: 0,
@@ -143,6 +152,7 @@ export function extractFaults(text: string): { text: string; faults: MockFaults;
       errorWhen: StreamFaultPoint | undefined,
       errorClass: MockErrorClass | undefined,
       malformedWhen: StreamFaultPoint | undefined,
+      refusal: MockRefusal | undefined,
     ) => {
       if (name === 'fail') faults.failStatus = clampStatus(Number(value));
       if (name === 'retry-after') faults.retryAfterSeconds = Number(value);
@@ -153,6 +163,7 @@ export function extractFaults(text: string): { text: string; faults: MockFaults;
       if (flag === 'drop') faults.drop = true;
       if (errorWhen && errorClass) faults.errorEvent = { when: errorWhen, errorClass };
       if (malformedWhen) faults.malformed = malformedWhen;
+      if (refusal) faults.refusal = refusal;
       return ' ';
     },
   );
@@ -262,3 +273,16 @@ export const ERROR_CLASS_STATUS: Record<MockErrorClass, number> = {
 
 /** The line a proxy that mangles a stream leaves behind. */
 export const MALFORMED_LINE = 'data: {not json\n\n';
+
+/** What each provider says when it refuses a request, in its documented words. */
+export const REFUSALS: Record<MockRefusal, { openai: string; anthropic: string }> = {
+  context_length: {
+    openai:
+      "This model's maximum context length is 128000 tokens. However, your messages resulted in 210000 tokens. Please reduce the length of the messages.",
+    anthropic: 'prompt is too long: 210000 tokens > 200000 maximum',
+  },
+  invalid: {
+    openai: "Invalid 'temperature': decimal above maximum value. Expected a value <= 2, but got 3 instead.",
+    anthropic: 'temperature: Input should be less than or equal to 1',
+  },
+};

@@ -1,13 +1,19 @@
 import type { Request, Response } from 'express';
 
-/** Adapters must prove they authenticate: either wire's key header counts, its value does not. */
+/**
+ * Adapters must prove they authenticate: either wire's key header counts, whatever its value, but
+ * a key that begins with `revoked`, which is refused as a provider refuses a key it revoked.
+ */
 export function hasCredentials(request: Request): boolean {
   const authorization = request.headers.authorization;
   const apiKey = request.headers['x-api-key'];
-  return (
-    (typeof authorization === 'string' && authorization.trim().length > 0) ||
-    (typeof apiKey === 'string' && apiKey.length > 0)
-  );
+  const key =
+    typeof apiKey === 'string' && apiKey.length > 0
+      ? apiKey
+      : typeof authorization === 'string'
+        ? authorization.replace(/^Bearer\s*/i, '').trim() || authorization.trim()
+        : '';
+  return key.length > 0 && !key.startsWith('revoked');
 }
 
 /** Cuts the connection once what was written so far has left, as a provider crashing mid-answer would. */

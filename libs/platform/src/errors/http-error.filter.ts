@@ -37,7 +37,12 @@ export class HttpErrorFilter implements ExceptionFilter {
     const retryAfter = error.retryAfterSeconds ?? RETRY_AFTER_SECONDS[error.status];
     if (retryAfter !== undefined && !response.getHeader('Retry-After'))
       response.setHeader('Retry-After', String(retryAfter));
-    response.status(error.status).json(errorEnvelope(error));
+    response.status(error.status).json(this.envelope(error));
+  }
+
+  /** The body an error is answered with; an API with an error shape of its own overrides it. */
+  protected envelope(error: DomainError): unknown {
+    return errorEnvelope(error);
   }
 }
 
