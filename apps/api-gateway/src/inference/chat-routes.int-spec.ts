@@ -221,10 +221,20 @@ describe('gateway chat and model routes over HTTP, NATS, inference and mock-upst
   it('answers 502 upstream_error when every provider fails', async () => {
     const response = await post('/v1/chat/completions', {
       model: 'demo/chat',
-      messages: [{ role: 'user', content: '[[fail:503]]' }],
+      messages: [{ role: 'user', content: '[[fail:500]]' }],
     });
     expect(response.status).toBe(502);
     expect((await response.json().then(loose)).error.code).toBe('upstream_error');
+  });
+
+  it("answers every provider's overload 503 upstream_overloaded with its Retry-After", async () => {
+    const response = await post('/v1/chat/completions', {
+      model: 'demo/chat',
+      messages: [{ role: 'user', content: '[[fail:503]] [[retry-after:3]]' }],
+    });
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('3');
+    expect((await response.json().then(loose)).error.code).toBe('upstream_overloaded');
   });
 
   it('validates the body at the edge', async () => {
