@@ -1,5 +1,5 @@
-import { ConsoleLogger, type LogLevel } from '@nestjs/common';
-import { logLevelsUpTo } from '@gw/platform';
+import { type ConsoleLogger, type LogLevel } from '@nestjs/common';
+import { logLevelsUpTo, RedactingConsoleLogger } from '@gw/platform';
 
 /**
  * The embedded mode runs each service as its own Nest application in one process. Each has its own
@@ -7,7 +7,7 @@ import { logLevelsUpTo } from '@gw/platform';
  * and warns that the default name repeats — true of the process, harmless here, and alarming in
  * the demo's output. This logger leaves out that one warning; everything else is printed.
  */
-class EmbeddedLogger extends ConsoleLogger {
+class EmbeddedLogger extends RedactingConsoleLogger {
   override warn(message: unknown, ...rest: unknown[]): void {
     if (rest.at(-1) === 'DataSourceNameRegistry') return;
     super.warn(message, ...(rest as [string?]));

@@ -25,3 +25,7 @@ export * from './rate-limit';
 export * from './scheduling/periodic-task';
 export * from './transport/heartbeats';
 export * from './batching/micro-batcher';
+export * from './observability/app-metrics';
+export * from './observability/metrics.module';
+export * from './observability/redaction';
+export * from './observability/request-id';

@@ -1,5 +1,6 @@
 import { connect } from '@nats-io/transport-node';
 import { StartupError } from '../env/load-env';
+import { redactSecrets } from '../observability/redaction';
 import { type NatsAuth } from '../transport/transport-options';
 
 export const CHECK_TIMEOUT_MS = 5_000;
@@ -11,7 +12,7 @@ export async function checkNats(servers: string, auth: NatsAuth = {}): Promise<v
     await connection.close();
   } catch (err) {
     throw new StartupError(
-      `Cannot reach NATS at ${servers} (NATS_URL): ${startupFailureReason(err)}; start nats-server -js or set NATS_URL`,
+      `Cannot reach NATS at ${redactSecrets(servers)} (NATS_URL): ${startupFailureReason(err)}; start nats-server -js or set NATS_URL`,
     );
   }
 }
