@@ -1,7 +1,8 @@
-import { type DynamicModule, type INestMicroservice, type LoggerService } from '@nestjs/common';
+import { type DynamicModule, type INestMicroservice, type LoggerService, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { type MicroserviceOptions } from '@nestjs/microservices';
 import { RpcErrorFilter } from '../errors/rpc-error.filter';
+import { MetricsModule } from '../observability/metrics.module';
 import { InProcessServer } from '../transport/in-process-server';
 import { LivenessServerNats } from '../transport/liveness-server-nats';
 import { type TransportOptions } from '../transport/transport-options';
@@ -20,8 +21,12 @@ export function serviceTransport(transport: TransportOptions, queue: string | nu
   };
 }
 
+/** The root of a service's app: its module, and its metrics labelled with its name. */
+@Module({})
+class ServiceRoot {}
+
 /**
- * Starts a NATS-only service with the shared error filter. Messages are validated by each handler's
+ * Starts a NATS-only service with the shared error filter and its own metrics. Messages are validated by each handler's
  * contract (HandlesRpc / HandlesEvent), not by a global pipe: a global pipe validates by the emitted
  * parameter type and silently skips interfaces. Signal handling is left to the process: a service's
  * own main enables it, the embedded host closes its apps in order.
@@ -32,7 +37,8 @@ export async function startService(
   queue: string,
   logger: LoggerService,
 ): Promise<INestMicroservice> {
-  const app = await NestFactory.createMicroservice<MicroserviceOptions>(module, {
+  const root: DynamicModule = { module: ServiceRoot, imports: [MetricsModule.forApp(queue), module] };
+  const app = await NestFactory.createMicroservice<MicroserviceOptions>(root, {
     ...serviceTransport(transport, queue),
     logger,
     // A failing provider is rethrown to the caller's start-up handling instead of exiting the process.

@@ -1,8 +1,9 @@
 import { type MessageHandler, ServerNats } from '@nestjs/microservices';
 import { DomainError } from '@gw/contracts';
-import type { NatsConnection } from '@nats-io/transport-node';
+import type { Msg, NatsConnection } from '@nats-io/transport-node';
 import { catchError, defer, from, mergeMap, type Observable, throwError } from 'rxjs';
 import { type BlobStore } from '../blobs/blob-store';
+import { acceptRequestId, NATS_REQUEST_ID_HEADER, requestIds } from '../observability/request-id';
 import { ClaimCheckSender, isClaimCheck, mapInOrder, redeemClaimCheck, withHeartbeats } from './claim-checks';
 
 type NatsServerOptions = ConstructorParameters<typeof ServerNats>[0];
@@ -26,6 +27,13 @@ export class ClaimCheckServerNats extends ServerNats {
       blobs,
       async () => this.unwrap<NatsConnection>().info?.max_payload ?? 1024 * 1024,
     );
+  }
+
+  /** A request that names the request it is made for is handled, and logged, as part of it. */
+  override handleMessage(channel: string, natsMsg: Msg): Promise<unknown> {
+    const requestId = natsMsg.headers?.get(NATS_REQUEST_ID_HEADER);
+    if (!requestId) return super.handleMessage(channel, natsMsg);
+    return requestIds.run(acceptRequestId(requestId), () => super.handleMessage(channel, natsMsg));
   }
 
   /** Our subjects are never JSON: Nest's own lookup tries JSON.parse on each and pays for a SyntaxError per message. */

@@ -1,5 +1,5 @@
-import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
-import { ClientProxy } from '@nestjs/microservices';
+import { Inject, Injectable, OnApplicationShutdown, Optional } from '@nestjs/common';
+import { ClientProxy, NatsRecord } from '@nestjs/microservices';
 import {
   BroadcastContract,
   DomainError,
@@ -7,7 +7,7 @@ import {
   RpcContract,
   StreamContract,
 } from '@gw/contracts';
-import type { NatsConnection } from '@nats-io/transport-node';
+import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 import {
   catchError,
   defer,
@@ -22,6 +22,9 @@ import {
   timeout,
   TimeoutError,
 } from 'rxjs';
+import { AppMetrics } from '../observability/app-metrics';
+import { currentRequestId, NATS_REQUEST_ID_HEADER } from '../observability/request-id';
+import { RpcMetrics } from './rpc-metrics';
 import { ClaimCheckSender, redeemingReplies } from './claim-checks';
 import { isHeartbeat } from './heartbeats';
 import { ResponderWatch } from './responder-watch';
@@ -54,11 +57,15 @@ export class RpcClient implements OnApplicationShutdown {
   private readonly claimChecks: ClaimCheckSender | null;
   /** Null on the in-process bus, where caller and service live and die together. */
   private readonly responders: ResponderWatch | null;
+  /** Null in an app assembled without metrics (a test module). */
+  private readonly metrics: RpcMetrics | null;
 
   constructor(
     @Inject(RPC_CLIENT_PROXY) private readonly proxy: ClientProxy,
     @Inject(TRANSPORT_OPTIONS) private readonly options: TransportOptions,
+    @Optional() appMetrics?: AppMetrics,
   ) {
+    this.metrics = appMetrics ? new RpcMetrics(appMetrics) : null;
     this.claimChecks =
       options.kind === 'nats'
         ? new ClaimCheckSender(options.blobs ?? null, async () => {
@@ -75,7 +82,7 @@ export class RpcClient implements OnApplicationShutdown {
     options: RpcCallOptions = {},
   ): Promise<Response> {
     const limit = options.timeoutMs ?? this.options.rpcTimeoutMs;
-    return firstValueFrom(
+    const answer = firstValueFrom(
       this.send<Response>(contract.subject, payload).pipe(
         this.responders?.watching(contract.subject) ?? identity,
         timeout({ each: Math.min(limit, options.idleTimeoutMs ?? limit) }),
@@ -84,6 +91,8 @@ export class RpcClient implements OnApplicationShutdown {
         catchError((err: unknown) => throwError(() => toDomainError(err, contract.subject))),
       ),
     );
+    this.metrics?.observeAnswer(contract.subject, answer);
+    return answer;
   }
 
   stream<Request extends object, Chunk>(
@@ -97,19 +106,24 @@ export class RpcClient implements OnApplicationShutdown {
       timeout({ each: limit }),
       filter((frame) => !isHeartbeat(frame)),
       catchError((err: unknown) => throwError(() => toDomainError(err, contract.subject))),
+      this.metrics?.observeStream<Chunk>(contract.subject) ?? identity,
     );
   }
 
   /**
    * The proxy's send, with a payload too large for the bus sent by claim check and its object
-   * removed after the call, and each reply that came by claim check redeemed.
+   * removed after the call, each reply that came by claim check redeemed, and the request id of the
+   * call in a NATS header (on the in-process bus it travels with the async context itself).
    */
   private send<Frame>(subject: string, payload: object): Observable<Frame> {
     const claimChecks = this.claimChecks;
     if (!claimChecks) return this.proxy.send<Frame, object>(subject, payload);
+    const requestId = currentRequestId();
     return defer(() => from(claimChecks.outgoing(subject, payload))).pipe(
       mergeMap((outgoing) =>
-        this.proxy.send<Frame, object>(subject, outgoing.payload).pipe(finalize(outgoing.release)),
+        this.proxy
+          .send<Frame, object>(subject, withRequestId(outgoing.payload, requestId))
+          .pipe(finalize(outgoing.release)),
       ),
       redeemingReplies(this.options.kind === 'nats' ? (this.options.blobs ?? null) : null),
     ) as Observable<Frame>;
@@ -122,6 +136,14 @@ export class RpcClient implements OnApplicationShutdown {
   async broadcast<Event extends object>(contract: BroadcastContract<Event>, event: Event): Promise<void> {
     await firstValueFrom(this.proxy.emit(contract.subject, event), { defaultValue: undefined });
   }
+}
+
+/** The payload as a NATS record naming the request, when the call is made for one. */
+function withRequestId(payload: object, requestId: string | undefined): object {
+  if (!requestId) return payload;
+  const headers = natsHeaders();
+  headers.set(NATS_REQUEST_ID_HEADER, requestId);
+  return new NatsRecord(payload, headers);
 }
 
 /**
