@@ -1,6 +1,6 @@
-import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { BillingEvents, GenerationFinishedEvent, type GenerationUndeliveredEvent } from '@gw/contracts';
-import { DurableEvents, groupCommit, type MicroBatcher } from '@gw/platform';
+import { AppMetrics, DurableEvents, groupCommit, type MicroBatcher } from '@gw/platform';
 import {
   type FinishedGeneration,
   GenerationOutboxRepository,
@@ -8,6 +8,7 @@ import {
   type PublishedMessage,
 } from './generation-outbox.repository';
 import type { NewAttempt } from './paid-generation-tables';
+import { UpstreamMetrics } from './upstream-metrics';
 
 /** The events an outbox holds, by subject. */
 const OUTBOX_EVENTS = new Map<
@@ -34,11 +35,15 @@ export class GenerationRecorder implements OnApplicationShutdown {
   private readonly publishing = new Set<Promise<boolean>>();
   private readonly saving: MicroBatcher<FinishedGeneration, void>;
   private readonly marking: MicroBatcher<PublishedMessage, void>;
+  /** Null in an app assembled without metrics (a test module). */
+  private readonly upstream: UpstreamMetrics | null;
 
   constructor(
     private readonly outbox: GenerationOutboxRepository,
     private readonly events: DurableEvents,
+    @Optional() metrics?: AppMetrics,
   ) {
+    this.upstream = metrics ? new UpstreamMetrics(metrics) : null;
     this.saving = groupCommit((generations) => this.outbox.saveFinished(generations));
     // A mark only spares the relay a republish (deduplicated anyway), so marks may wait to be written together.
     this.marking = groupCommit((messages) => this.outbox.markPublished(messages), {
@@ -47,6 +52,12 @@ export class GenerationRecorder implements OnApplicationShutdown {
   }
 
   async finished(event: GenerationFinishedEvent, attempts: NewAttempt[]): Promise<void> {
+    this.upstream?.finished(event, attempts);
+    for (const { status, provider, errorCode, httpStatus } of attempts) {
+      if (status !== 'failed') continue;
+      const http = httpStatus === null ? '' : ` (HTTP ${httpStatus})`;
+      this.logger.warn(`${provider} failed for ${event.model}: ${errorCode}${http}`);
+    }
     const message = {
       messageId: event.generationId,
       subject: BillingEvents.generationFinished.subject,
