@@ -4,8 +4,10 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { Request } from 'express';
 import {
+  AppMetrics,
   createValidationPipe,
   HttpErrorFilter,
+  MetricsModule,
   serviceTransport,
   TransportModule,
   TransportOptions,
@@ -19,6 +21,7 @@ import { UndeliveredGenerations } from './generations/undelivered-generations';
 import { HealthController } from './health/health.controller';
 import { configureConnectionErrors } from './http/connection-errors';
 import { RequestBodyInterceptor } from './http/request-body.interceptor';
+import { observeRequests, serveMetrics } from './http/request-observer';
 import { answerUnknownRoutesWithEnvelope, configureRequestParsing } from './http/request-parsing';
 import { configureTrustedProxies } from './http/trusted-proxies';
 import { GatewayInferenceModule } from './inference/gateway-inference.module';
@@ -31,7 +34,7 @@ import { GatewayTranscriptionsModule } from './transcriptions/gateway-transcript
 
 export { ApiGatewayEnv, WithSyncWait } from './api-gateway.env';
 
-const PERMISSIVE_CORS = { origin: '*', exposedHeaders: ['Retry-After'], maxAge: 600 };
+const PERMISSIVE_CORS = { origin: '*', exposedHeaders: ['Retry-After', 'X-Request-Id'], maxAge: 600 };
 
 export interface ApiGatewayOptions {
   env: ApiGatewayEnv;
@@ -46,6 +49,7 @@ export class ApiGatewayModule {
       module: ApiGatewayModule,
       global: true,
       imports: [
+        MetricsModule.forApp('api-gateway'),
         TransportModule.forRoot(options.transport),
         GatewayRateLimitsModule,
         GatewayAuthModule,
@@ -70,7 +74,8 @@ export class ApiGatewayModule {
 }
 
 /**
- * Builds the gateway application (not yet listening): `/api` prefix, the strict validation pipe,
+ * Builds the gateway application (not yet listening): request ids, metrics at `/metrics` and the
+ * access log, `/api` prefix, the strict validation pipe,
  * the error envelope, Swagger at /api/docs, and a subscription (no queue group, so every replica
  * gets it) to the broadcasts that invalidate cached credentials.
  */
@@ -84,6 +89,9 @@ export async function createApiGatewayApp(
     // A failing provider is rethrown to the caller's start-up handling instead of exiting the process.
     abortOnError: false,
   });
+  // First, so that every request is named, counted and logged, whatever answers it.
+  observeRequests(app, app.get(AppMetrics), logger);
+  serveMetrics(app);
   // Which framework answers is of use to no client, only to an attacker.
   app.disable('x-powered-by');
   // Browser apps call the API with a bearer key, as they may call OpenAI's or OpenRouter's; no cookie

@@ -1,0 +1,133 @@
+import { expectEventually, freePort } from '@gw/testing';
+import { DistributedStack } from './support/distributed-stack';
+import { http, seedOrganization, sseData, type SeededOrganization } from './support/gateway-http';
+
+const ADMIN_TOKEN = 'e2e-admin-token-observability';
+const JWT_SECRET = 'e2e-jwt-secret-observability';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** The value of one sample of a scrape, 0 when the series is not there yet. */
+function sample(scrape: string, series: string): number {
+  const line = scrape.split('\n').find((l) => l.startsWith(`${series} `));
+  return line ? Number(line.slice(series.length + 1)) : 0;
+}
+
+/**
+ * The operator's view of the distributed mode: every response names its request, the id reaches the
+ * log lines of the gateway and of inference, `/metrics` on the gateway and on a service's health
+ * port count what the traffic did, and no secret the test used shows up in any app's output.
+ */
+describe('observability (distributed mode)', () => {
+  let stack: DistributedStack;
+  let inferenceMetrics: string;
+  let gatewayMetrics: string;
+  let org: SeededOrganization;
+
+  beforeAll(async () => {
+    const healthPort = await freePort();
+    stack = new DistributedStack({
+      database: 'e2e_observability',
+      adminToken: ADMIN_TOKEN,
+      jwtSecret: JWT_SECRET,
+      env: { inference: { HEALTH_PORT: String(healthPort) } },
+    });
+    await stack.start();
+    inferenceMetrics = `http://127.0.0.1:${healthPort}/metrics`;
+    gatewayMetrics = stack.api.replace(/\/api$/, '/metrics');
+    org = await seedOrganization(stack.api, ADMIN_TOKEN, '100.00');
+  }, 180_000);
+
+  afterAll(() => stack?.stop(), 30_000);
+
+  const chat = (content: string, extra: object = {}, headers: Record<string, string> = {}) =>
+    http('POST', `${stack.api}/v1/chat/completions`, {
+      token: org.apiKey,
+      headers,
+      body: { model: 'demo/chat', messages: [{ role: 'user', content }], ...extra },
+    });
+  const scrape = async (url: string) => (await http<string>('GET', url)).text;
+
+  it("echoes the client's request id and finds it in the gateway's and inference's log lines", async () => {
+    const answered = await chat('Hello, ids', {}, { 'x-request-id': 'my-ok-id' });
+    expect(answered.status).toBe(200);
+    expect(answered.headers.get('x-request-id')).toBe('my-ok-id');
+    // A failed upstream call, so that inference has something to say about the request.
+    const res = await chat(
+      '[[fail:500]] ids',
+      { provider: { only: ['Mock Alpha'] } },
+      { 'x-request-id': 'my-id-123' },
+    );
+    expect(res.status).toBe(502);
+    expect(res.headers.get('x-request-id')).toBe('my-id-123');
+    const logged = (app: string) =>
+      stack.apps
+        .get(app)!
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('"requestId":"my-id-123"'));
+    await expectEventually(() => {
+      expect(logged('api-gateway').some((line) => line.includes('"context":"AccessLog"'))).toBe(true);
+      expect(logged('inference').some((line) => line.includes('Mock Alpha failed for demo/chat'))).toBe(true);
+    });
+    const access = JSON.parse(logged('api-gateway').find((line) => line.includes('AccessLog'))!);
+    expect(access).toMatchObject({
+      service: 'api-gateway',
+      level: 'info',
+      method: 'POST',
+      route: '/api/v1/chat/completions',
+      status: 502,
+      model: 'demo/chat',
+    });
+    expect(access.keyId).toEqual(expect.any(String));
+    expect(access.latencyMs).toEqual(expect.any(Number));
+  });
+
+  it('gives a request without a usable id a new one', async () => {
+    expect((await http('GET', `${stack.api}/v1/models`)).headers.get('x-request-id')).toMatch(UUID);
+    const refused = await http('GET', `${stack.api}/v1/models`, { headers: { 'x-request-id': 'not ok' } });
+    expect(refused.headers.get('x-request-id')).toMatch(UUID);
+  });
+
+  it('counts a chat, a stream, an embedding and a failed upstream call at /metrics', async () => {
+    const chatRoute = 'route="/api/v1/chat/completions"';
+    const series = {
+      chats: `gw_http_request_duration_seconds_count{method="POST",${chatRoute},status="200",service="api-gateway"}`,
+      failedChats: `gw_http_request_duration_seconds_count{method="POST",${chatRoute},status="502",service="api-gateway"}`,
+      embeddings: `gw_http_request_duration_seconds_count{method="POST",route="/api/v1/embeddings",status="200",service="api-gateway"}`,
+      natsChats: `gw_nats_request_duration_seconds_count{subject="inference.v1.chat-completion",outcome="ok",service="api-gateway"}`,
+      upstreamErrors: `gw_upstream_errors_total{provider="Mock Alpha",model="demo/chat",kind="status",service="inference"}`,
+      firstOutput: `gw_upstream_first_output_seconds_count{provider="Mock Alpha",model="demo/chat",service="inference"}`,
+    };
+    const before = { gateway: await scrape(gatewayMetrics), inference: await scrape(inferenceMetrics) };
+
+    expect((await chat('Hello, metrics')).status).toBe(200);
+    const stream = await chat('Hello, stream', { stream: true });
+    expect(sseData(stream.text).at(-1)).toBe('[DONE]');
+    const embedding = await http('POST', `${stack.api}/v1/embeddings`, {
+      token: org.apiKey,
+      body: { model: 'demo/embed-small', input: 'metrics' },
+    });
+    expect(embedding.status).toBe(200);
+    const failed = await chat('[[fail:500]] upstream down', { provider: { only: ['Mock Alpha'] } });
+    expect(failed.status).toBe(502);
+
+    await expectEventually(async () => {
+      const gateway = await scrape(gatewayMetrics);
+      const inference = await scrape(inferenceMetrics);
+      const moved = (text: string, old: string, name: string) => sample(text, name) - sample(old, name);
+      expect(moved(gateway, before.gateway, series.chats)).toBe(2);
+      expect(moved(gateway, before.gateway, series.failedChats)).toBe(1);
+      expect(moved(gateway, before.gateway, series.embeddings)).toBe(1);
+      expect(moved(gateway, before.gateway, series.natsChats)).toBe(1);
+      expect(moved(inference, before.inference, series.upstreamErrors)).toBe(1);
+      expect(moved(inference, before.inference, series.firstOutput)).toBe(2);
+      expect(gateway).toContain('nodejs_eventloop_lag_seconds');
+    });
+  });
+
+  it('leaves no secret the test used in any log line', () => {
+    const output = [...stack.apps.values()].map((app) => app.output()).join('\n');
+    for (const secret of [org.apiKey, org.password, ADMIN_TOKEN, JWT_SECRET])
+      expect(output).not.toContain(secret);
+  });
+});
