@@ -5,6 +5,12 @@ import { LogLevelEnv, WithHttpListener } from '@gw/platform';
 
 /** The embedded mode's own variables (DESIGN.md §3); everything else is derived from them. */
 export class EmbeddedEnv extends WithCatalogueFile(WithSyncWait(WithHttpListener(LogLevelEnv, 3000))) {
+  /**
+   * Loopback unless told otherwise: the process prints a demo key and an admin token, and a
+   * developer's machine should not serve them to its network. A container sets 0.0.0.0.
+   */
+  override HOST: string = '127.0.0.1';
+
   @IsString()
   DATA_DIR: string = '.data';
 

@@ -25,6 +25,7 @@ import { prepareDataDir } from './data-dir';
 import { createEmbeddedLogger } from './embedded-logger';
 import { createDemoAccount } from './demo-bootstrap';
 import { loadDemoState, saveDemoState } from './demo-state';
+import { publicHost } from './public-host';
 import { EmbeddedEnv } from './embedded.env';
 import { startEmbeddedPostgres } from './embedded-postgres';
 
@@ -57,13 +58,13 @@ async function main(): Promise<void> {
   const mockUpstreamUrl = (await mockUpstream.getUrl()).replace('[::1]', '127.0.0.1');
 
   const transport: TransportOptions = { kind: 'in-process', bus: new InProcessBus(), rpcTimeoutMs: 30_000 };
-  const publicHost = env.HOST === '0.0.0.0' || env.HOST === '::' ? 'localhost' : env.HOST;
+  const urlHost = publicHost(env.HOST);
   const shared = {
     DATABASE_URL: postgres.url,
     // Files live under DATA_DIR; their urls are the gateway's own signed route (DESIGN.md §3).
     BLOB_STORE: 'local',
     BLOB_DIR: join(dataDir, 'files'),
-    BLOB_PUBLIC_URL: `http://${publicHost}:${env.PORT}/api`,
+    BLOB_PUBLIC_URL: `http://${urlHost}:${env.PORT}/api`,
     BLOB_URL_SECRET: createHmac('sha256', state.jwtSecret).update('file urls').digest('base64url'),
     JWT_SECRET: state.jwtSecret,
     ADMIN_TOKEN: state.adminToken,
@@ -97,7 +98,7 @@ async function main(): Promise<void> {
   );
   await listenHttp(gateway, env.PORT, env.HOST);
   const port = (gateway.getHttpServer() as { address(): { port: number } }).address().port;
-  const baseUrl = `http://${publicHost}:${port}/api`;
+  const baseUrl = `http://${urlHost}:${port}/api`;
 
   if (!state.account) {
     state.account = await createDemoAccount(`http://127.0.0.1:${port}/api`, state.adminToken);

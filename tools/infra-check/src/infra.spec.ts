@@ -110,9 +110,15 @@ describe('apps', () => {
   });
 });
 
-describe('Dockerfile', () => {
-  /** Instructions with continuation lines joined; heredoc bodies are kept apart. */
-  const lines = read('Dockerfile').split('\n');
+type Stage = { name: string; from: string; body: string[] };
+
+/** Instructions with continuation lines joined, grouped by stage; heredoc bodies are kept apart. */
+function parseDockerfile(text: string): {
+  instructions: string[];
+  heredocs: Map<string, string>;
+  stages: Stage[];
+} {
+  const lines = text.split('\n');
   const instructions: string[] = [];
   const heredocs = new Map<string, string>();
   for (let i = 0; i < lines.length; i++) {
@@ -127,53 +133,180 @@ describe('Dockerfile', () => {
       heredocs.set(heredoc[2], body.join('\n'));
     }
   }
-  const stages: { name: string; from: string; body: string[] }[] = [];
+  const stages: Stage[] = [];
   for (const instruction of instructions) {
     const from = /^FROM\s+(\S+)(?:\s+AS\s+(\S+))?/i.exec(instruction);
     if (from) stages.push({ from: from[1], name: from[2] ?? '', body: [] });
     else stages.at(-1)?.body.push(instruction);
   }
+  return { instructions, heredocs, stages };
+}
+
+/** A stage's instructions with those of the stages it is built on, base first. */
+function inherited(stages: Stage[], name: string): string[] {
+  const s = stages.find((candidate) => candidate.name === name);
+  if (!s) return [];
+  return [...(stages.some((base) => base.name === s.from) ? inherited(stages, s.from) : []), ...s.body];
+}
+
+/** The stages an image starts from: the names of registry images, not of other stages. */
+const baseImages = (stages: Stage[]): string[] =>
+  stages.filter((s) => !stages.some((other) => other.name === s.from)).map((s) => s.from);
+
+/** Stages that run an npm install (`npm ci` or `npm install`); one shared install means exactly `deps`. */
+const installingStages = (stages: Stage[]): string[] =>
+  stages.filter((s) => s.body.some((i) => /^RUN .*\bnpm (ci|install|i)\b/.test(i))).map((s) => s.name);
+
+/**
+ * Whether a shipped target takes its dependencies from the shared install: node_modules copied
+ * from `deps` or a stage built on it, and no install of its own.
+ */
+function usesSharedInstall(stages: Stage[], target: string): boolean {
+  const builtOnDeps = (name: string): boolean => {
+    const s = stages.find((candidate) => candidate.name === name);
+    return name === 'deps' || (s !== undefined && builtOnDeps(s.from));
+  };
+  const body = inherited(stages, target);
+  return (
+    body.some((i) => {
+      const copy = /^COPY\s+--from=(\S+)\s+\S*node_modules/.exec(i);
+      return copy !== null && builtOnDeps(copy[1]);
+    }) && !body.some((i) => /^RUN .*\bnpm (ci|install|i)\b/.test(i))
+  );
+}
+
+/** OCI labels a target sets (its own and inherited), unquoted. */
+function ociLabels(stages: Stage[], target: string): Record<string, string> {
+  const labels: Record<string, string> = {};
+  for (const i of inherited(stages, target).filter((instruction) => instruction.startsWith('LABEL '))) {
+    for (const [, key, value] of i.matchAll(/(org\.opencontainers\.image\.\w+)="([^"]*)"/g))
+      labels[key] = value;
+  }
+  return labels;
+}
+
+/** The environment a target's container starts with (its own and inherited ENV). */
+function imageEnv(stages: Stage[], target: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const i of inherited(stages, target).filter((instruction) => instruction.startsWith('ENV '))) {
+    for (const [, key, value] of i.matchAll(/(\w+)=(\S+)/g)) env[key] = value;
+  }
+  return env;
+}
+
+describe('Dockerfile', () => {
+  const text = read('Dockerfile');
+  const { instructions, heredocs, stages } = parseDockerfile(text);
   const stage = (name: string) => stages.find((s) => s.name === name);
   const runtime = stages.at(-1);
+  const manifest = JSON.parse(read('package.json')) as { description: string; license: string };
+  /** The Dockerfile with one replacement, which must change it (a broken fixture). */
+  const broken = (from: string | RegExp, to: string) => {
+    const changed = text.replace(from, to);
+    expect(changed).not.toBe(text);
+    return parseDockerfile(changed).stages;
+  };
 
-  it('builds every app in a build stage and ships it from a separate runtime stage, both on node:22-bookworm-slim', () => {
-    expect(stages.map((s) => s.name)).toEqual(['build', 'runtime']);
-    for (const s of stages) {
-      expect(s.from).toBe('node:22-bookworm-slim');
-      // ARG is scoped to a stage: each one that uses APP must declare it.
-      expect(s.body).toContain('ARG APP');
-    }
+  it('starts every image from Node 22 LTS on bookworm-slim', () => {
+    const node22 = (all: Stage[]) => baseImages(all).every((image) => image === 'node:22-bookworm-slim');
+    expect(baseImages(stages).length).toBeGreaterThan(0);
+    expect(node22(stages)).toBe(true);
+    expect(node22(broken('FROM node:22-bookworm-slim AS deps', 'FROM node:20-bookworm-slim AS deps'))).toBe(
+      false,
+    );
   });
 
-  it('installs with npm install (npm ci rejects this lockfile) and builds the app with Nx', () => {
+  it('installs once, with npm ci from the lockfile, in a deps stage that no build arg reaches', () => {
+    expect(installingStages(stages)).toEqual(['deps']);
+    const deps = stage('deps')?.body ?? [];
+    expect(deps.some((i) => /^RUN .*\bnpm ci\b.*--ignore-scripts/.test(i))).toBe(true);
+    // A build arg declared before the install would key its cache, one install per app again.
+    expect(deps.some((i) => i.startsWith('ARG '))).toBe(false);
+    expect(
+      installingStages(broken(/(FROM deps AS source\n)/, '$1RUN npm install --ignore-scripts\n')),
+    ).toEqual(['deps', 'source']);
+  });
+
+  it('builds the app chosen by APP with Nx, declaring the arg in the stage that uses it', () => {
     const build = stage('build')?.body ?? [];
-    expect(build.some((i) => /^RUN .*\bnpm install\b/.test(i))).toBe(true);
-    expect(build.some((i) => /\bnpm ci\b/.test(i))).toBe(false);
+    expect(build).toContain('ARG APP');
     expect(build.some((i) => /^RUN .*\bnx build "?\$\{?APP\}?"?/.test(i))).toBe(true);
+    expect(runtime?.body).toContain('ARG APP');
+    // compose and `docker build --build-arg APP=…` name no target: they get the last stage.
+    expect(runtime?.name).toBe('runtime');
   });
 
-  it('ships only the built app, its production dependencies and config/', () => {
-    const body = runtime?.body ?? [];
-    const copies = body.filter((i) => i.startsWith('COPY'));
-    expect(copies.some((i) => /--from=build\s+\S*dist\/apps\/\$\{?APP\}?\/?\s/.test(i))).toBe(true);
-    expect(copies.some((i) => /--from=build\s+\S*config\/?\s+\S*config/.test(i))).toBe(true);
-    expect(copies.every((i) => /--from=build|<</.test(i))).toBe(true);
-    expect(body.some((i) => /^RUN .*\bnpm install\b.*--omit=dev/.test(i))).toBe(true);
+  it.each(['runtime', 'embedded'])(
+    'ships %s with the shared install, its built app and config/',
+    (target) => {
+      expect(usesSharedInstall(stages, target)).toBe(true);
+      const body = inherited(stages, target);
+      const built = target === 'embedded' ? 'embedded' : '\\$\\{?APP\\}?';
+      expect(body.some((i) => new RegExp(`^COPY --from=\\S+\\s+\\S*dist/apps/${built}/?\\s`).test(i))).toBe(
+        true,
+      );
+      expect(body.some((i) => /^COPY --from=\S+\s+\S*config\/?\s+\S*config/.test(i))).toBe(true);
+      expect(
+        usesSharedInstall(
+          broken(/(FROM app-base AS runtime\n)/, '$1RUN npm install --omit=dev --ignore-scripts\n'),
+          'runtime',
+        ),
+      ).toBe(false);
+    },
+  );
+
+  it.each(['runtime', 'embedded'])(
+    'labels %s with the OCI source, title, description and licence',
+    (target) => {
+      const labels = ociLabels(stages, target);
+      expect(labels['org.opencontainers.image.source']).toBe('${SOURCE_URL}');
+      expect(labels['org.opencontainers.image.description']).toBe(manifest.description);
+      expect(labels['org.opencontainers.image.licenses']).toBe(manifest.license);
+      expect(labels['org.opencontainers.image.title']).toBe(
+        target === 'embedded' ? 'model-gateway-embedded' : 'model-gateway-${APP}',
+      );
+      // The global ARG is only visible in a stage that declares it again.
+      expect(inherited(stages, target)).toContain('ARG SOURCE_URL');
+      const unlabelled = ociLabels(
+        broken(/ \\\n\s*org\.opencontainers\.image\.licenses="[^"]*"/, ''),
+        target,
+      );
+      expect(unlabelled['org.opencontainers.image.licenses']).toBeUndefined();
+    },
+  );
+
+  it('has an embedded target that listens on all interfaces, on the port it exposes, with its state on a volume', () => {
+    const listens = (all: Stage[]) => {
+      const env = imageEnv(all, 'embedded');
+      const body = inherited(all, 'embedded');
+      return (
+        env.HOST === '0.0.0.0' &&
+        body.includes(`EXPOSE ${env.PORT}`) &&
+        body.includes(`VOLUME ${env.DATA_DIR}`) &&
+        env.APP === 'embedded'
+      );
+    };
+    expect(listens(stages)).toBe(true);
+    expect(listens(broken('HOST=0.0.0.0 ', ''))).toBe(false);
+    expect(stage('embedded-build')?.body.some((i) => /^RUN .*\bnx build embedded\b/.test(i))).toBe(true);
   });
 
-  it('runs as a non-root user in production mode with a healthcheck and `node main.js`', () => {
-    const body = runtime?.body ?? [];
-    const user =
-      body
-        .filter((i) => i.startsWith('USER '))
-        .at(-1)
-        ?.split(/\s+/)[1] ?? 'root';
-    expect(user.split(':')[0]).not.toMatch(/^(root|0)$/);
-    expect(body.some((i) => /^ENV .*\bNODE_ENV=production\b/.test(i))).toBe(true);
-    expect(body.some((i) => i.startsWith('EXPOSE '))).toBe(true);
-    expect(body.some((i) => i.startsWith('HEALTHCHECK '))).toBe(true);
-    expect(body.at(-1)).toBe('CMD ["node", "main.js"]');
-  });
+  it.each(['runtime', 'embedded'])(
+    'runs %s as a non-root user in production mode with a healthcheck and `node main.js`',
+    (target) => {
+      const body = inherited(stages, target);
+      const user =
+        body
+          .filter((i) => i.startsWith('USER '))
+          .at(-1)
+          ?.split(/\s+/)[1] ?? 'root';
+      expect(user.split(':')[0]).not.toMatch(/^(root|0)$/);
+      expect(imageEnv(stages, target).NODE_ENV).toBe('production');
+      expect(body.some((i) => i.startsWith('EXPOSE '))).toBe(true);
+      expect(body.some((i) => i.startsWith('HEALTHCHECK '))).toBe(true);
+      expect(body.at(-1)).toBe('CMD ["node", "main.js"]');
+    },
+  );
 
   it('keeps dependencies, build output and local state out of the build context', () => {
     const ignored = read('.dockerignore')
@@ -223,7 +356,9 @@ describe('Dockerfile', () => {
         new Promise<number>((resolve) => {
           server.once('request', (req) => resolve(req.url === path ? 0 : 1));
         });
-      for (const [app, { path }] of Object.entries(HTTP_APPS)) {
+      // The embedded mode serves the gateway's routes.
+      const httpApps = [...Object.entries(HTTP_APPS), ['embedded', HTTP_APPS['api-gateway']] as const];
+      for (const [app, { path }] of httpApps) {
         const seen = serverPath(path);
         await expect(probe({ APP: app, PORT: String(port) })).resolves.toBe(0);
         await expect(seen).resolves.toBe(0);
