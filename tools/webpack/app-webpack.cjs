@@ -8,7 +8,8 @@ const DATABASE_PACKAGES = ['typeorm', '@nestjs/typeorm', 'pg'];
 
 /**
  * An app without a database carries no database package: its build fails if the bundle would load
- * one, and the generated package.json (what the image installs) leaves them out. Nx lists every
+ * one, and the generated package.json (the app's own manifest of runtime packages; the images copy
+ * one shared install instead, decision 154) leaves them out. Nx lists every
  * package any file of a depended-on lib imports, database glue and test helpers included.
  */
 class NoDatabaseInBundle {
