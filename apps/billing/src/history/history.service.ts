@@ -1,5 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { DomainError, HistoryDetail, HistoryItem, HistoryPage, HistoryQuery, Principal } from '@gw/contracts';
+import {
+  DomainError,
+  HistoryDetail,
+  HistoryItem,
+  HistoryPage,
+  HistoryQuery,
+  Principal,
+  TokenUsage,
+} from '@gw/contracts';
 import { formatMoney } from '../money/money';
 import { GenerationEntity } from './generation.entity';
 import { HistoryListRow } from './history.repository';
@@ -40,12 +48,19 @@ function toHistoryItem(row: HistoryListRow, showKeyName: boolean): HistoryItem {
     provider: row.provider,
     status: row.listStatus,
     cost: formatMoney(row.clientCost),
-    usage: row.usage,
+    usage: listedUsage(row.usage),
     generationTimeMs: row.generationTimeMs,
     createdAt: row.createdAt.toISOString(),
     apiKeyName: showKeyName ? row.apiKeyName : null,
     apiKeyShort: row.apiKeyShort,
   };
+}
+
+/** A list item shows the interface's three token counts; the detail keeps every billed part (decision 149). */
+function listedUsage(usage: TokenUsage | null): TokenUsage | null {
+  if (!usage) return null;
+  const { prompt_tokens, completion_tokens, total_tokens } = usage;
+  return { prompt_tokens, completion_tokens, total_tokens };
 }
 
 function toHistoryDetail(row: GenerationEntity): HistoryDetail {
