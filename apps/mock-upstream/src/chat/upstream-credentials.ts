@@ -5,15 +5,10 @@ import type { Request, Response } from 'express';
  * a key that begins with `revoked`, which is refused as a provider refuses a key it revoked.
  */
 export function hasCredentials(request: Request): boolean {
-  const authorization = request.headers.authorization;
-  const apiKey = request.headers['x-api-key'];
+  const { authorization, 'x-api-key': apiKey } = request.headers;
   const key =
-    typeof apiKey === 'string' && apiKey.length > 0
-      ? apiKey
-      : typeof authorization === 'string'
-        ? authorization.replace(/^Bearer\s*/i, '').trim() || authorization.trim()
-        : '';
-  return key.length > 0 && !key.startsWith('revoked');
+    (typeof apiKey === 'string' && apiKey) || (typeof authorization === 'string' ? authorization.trim() : '');
+  return key !== '' && !/^(Bearer\s+)?revoked/i.test(key);
 }
 
 /** Cuts the connection once what was written so far has left, as a provider crashing mid-answer would. */
