@@ -54,6 +54,17 @@ describe('gateway faults (distributed mode)', () => {
         },
       }).catch((err: unknown) => err),
     );
+    // All four must hold their slots before the survivor asks: a poll admitted while they race would take one.
+    await expectEventually(
+      async () => {
+        const [held] = await query<{ count: number }>(
+          `SELECT COUNT(*)::int AS "count" FROM billing.reservations WHERE organization_id = $1 AND status = 'held'`,
+          [org.organizationId],
+        );
+        expect(held.count).toBe(CONCURRENT);
+      },
+      { timeoutMs: 20_000 },
+    );
     const balance = () => http('GET', `${survivor}/v1/balance`, { token: org.apiKey });
     await expectEventually(async () => expect((await balance()).status).toBe(429), { timeoutMs: 20_000 });
     const refused = await balance();
