@@ -1,39 +1,21 @@
 import { Injectable, Logger } from '@nestjs/common';
-import {
-  BillingContracts,
-  DomainError,
-  GenerationFinalStatus,
-  GenerationFinishedEvent,
-  TokenUsage,
-} from '@gw/contracts';
+import { BillingContracts, DomainError, GenerationFinishedEvent } from '@gw/contracts';
 import { RpcClient } from '@gw/platform';
 import { costString } from '@gw/pricing';
 import Decimal from 'decimal.js';
-import type { NewAttempt } from './paid-generation-tables';
+import {
+  type BilledGeneration,
+  failedOutcome,
+  type GenerationContext,
+  GenerationHold,
+  type GenerationOutcome,
+  type HoldLedger,
+} from './generation-hold';
 import { GenerationRecorder } from './generation-recorder.service';
 import { ReservationLeases } from './reservation-leases.service';
-import { ReservedGeneration, reserveRequest } from './reserve-request';
+import { reserveRequest } from './reserve-request';
 import type { UpstreamFailure } from './upstream-failure';
 import { upstreamDomainError } from './upstream-failure';
-
-/** What every paid generation (chat, embedding, transcription, media) knows about itself while it runs. */
-export interface BilledGeneration extends ReservedGeneration {
-  modelDisplayName: string;
-  startedAt: Date;
-  /** When the first output arrived (ms since epoch), for `latencyMs`. */
-  firstOutputAt: number | null;
-  attempts: NewAttempt[];
-}
-
-export interface GenerationOutcome {
-  status: GenerationFinalStatus;
-  provider: string | null;
-  /** The provider's, or null where it gave none: billing then records one from the status (a single rule for every producer). */
-  finishReason: string | null;
-  usage: TokenUsage | null;
-  cost: Decimal;
-  error: { code: string; message: string } | null;
-}
 
 /** Billing refused the request itself: nothing was reserved, so there is nothing to settle. */
 const REFUSALS = new Set([
@@ -80,21 +62,16 @@ export function generationFinishedEvent(
   };
 }
 
-/** A generation that produced nothing: it costs nothing, so its hold is released whole. */
-function failedOutcome(provider: string | null, error: DomainError): GenerationOutcome {
-  return {
-    status: 'failed',
-    provider,
-    finishReason: null,
-    usage: null,
-    cost: new Decimal(0),
-    error: { code: error.code, message: error.message },
-  };
+/** The least and the most a generation's first hold may be; billing grants what the balance allows between them. */
+export interface HoldAmounts {
+  maxAmount: Decimal;
+  minAmount: Decimal;
 }
 
 /**
- * The two money steps every paid generation shares: hold its maximum cost before the upstream
- * call, and report how it ended (a durable event that billing settles) whatever the outcome.
+ * Opens the hold of every paid generation: its maximum cost is reserved before the upstream call,
+ * and the hold (GenerationHold) then grows, charges and reports how the generation ended (a durable
+ * event that billing settles) whatever the outcome.
  */
 @Injectable()
 export class GenerationBilling {
@@ -105,6 +82,51 @@ export class GenerationBilling {
     private readonly recorder: GenerationRecorder,
     private readonly leases: ReservationLeases,
   ) {}
+
+  private readonly ledger: HoldLedger = {
+    extend: (context, held, amount) => this.extend(context, held, amount),
+    record: (generation, outcome) => this.finish(generation, outcome),
+  };
+
+  /**
+   * Reserves the generation's first hold and answers it open. A refusal (402 and the like) passes
+   * through with nothing to settle; billing unreachable is a 503 whose possible reservation the
+   * failed event releases.
+   */
+  async open(context: GenerationContext, amounts: HoldAmounts): Promise<GenerationHold> {
+    let reserved: Decimal;
+    try {
+      const reservation = await this.rpc.request(
+        BillingContracts.reserve,
+        reserveRequest(context, amounts.maxAmount, amounts.minAmount),
+      );
+      reserved = new Decimal(reservation.reservedAmount);
+    } catch (err) {
+      const error =
+        err instanceof DomainError ? err : new DomainError('service_unavailable', 'Billing is not available');
+      // A reservation that timed out may still exist; the failed event releases it.
+      if (!REFUSALS.has(error.code))
+        await new GenerationHold(context, new Decimal(0), this.ledger).fail(error);
+      throw error;
+    }
+    this.leases.hold({
+      generationId: context.generationId,
+      organizationId: context.principal.organizationId,
+    });
+    return new GenerationHold(context, reserved, this.ledger);
+  }
+
+  /**
+   * The hold of a generation reserved earlier (a durable job picked up again after a restart): its
+   * lease is renewed from now on, nothing is reserved again.
+   */
+  resume(context: GenerationContext, reserved: Decimal): GenerationHold {
+    this.leases.hold({
+      generationId: context.generationId,
+      organizationId: context.principal.organizationId,
+    });
+    return new GenerationHold(context, reserved, this.ledger);
+  }
 
   /** Answers the amount held; a refusal (402 and the like) passes through with nothing to settle. */
   async reserve(generation: BilledGeneration, maxAmount: Decimal, minAmount: Decimal): Promise<Decimal> {
@@ -132,7 +154,7 @@ export class GenerationBilling {
    * less or nothing (the balance or a limit is exhausted). When billing cannot be asked, nothing is
    * granted: the generation then stops at what it holds, which is always safe.
    */
-  async extend(generation: BilledGeneration, held: Decimal, amount: Decimal): Promise<Decimal> {
+  async extend(generation: GenerationContext, held: Decimal, amount: Decimal): Promise<Decimal> {
     try {
       const answer = await this.rpc.request(BillingContracts.extendReservation, {
         generationId: generation.generationId,

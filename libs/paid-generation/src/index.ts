@@ -1,4 +1,5 @@
 export * from './generation-billing.service';
+export * from './generation-hold';
 export * from './generation-outbox.repository';
 export * from './generation-recorder.service';
 export * from './outbox-relay.service';
