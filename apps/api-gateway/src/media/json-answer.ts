@@ -1,0 +1,7 @@
+import type { Response } from 'express';
+
+/** Writes a route's JSON answer, unless its client has already gone (the work it asked for goes on). */
+export function answerJson(response: Response, body: unknown): void {
+  if (response.writableEnded || response.destroyed) return;
+  response.status(200).json(body);
+}

@@ -1,0 +1,2 @@
+export * from './media-generation.dto';
+export * from './media-requests.dto';
