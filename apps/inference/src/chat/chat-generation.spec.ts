@@ -1,12 +1,27 @@
 import Decimal from 'decimal.js';
 import type { ProviderRoute } from '@gw/catalogue';
+import { GenerationHold } from '@gw/paid-generation';
 import { completionCost, producedUsageAndCost, usageOrEstimate } from './chat-generation';
 
 const alpha = {
   name: 'Mock Alpha',
   pricing: { currency: 'RUB', prompt_per_million: '150.00', completion_per_million: '600.00' },
 } as ProviderRoute;
-const HELD = new Decimal('1');
+/** A hold of 1 that is never grown nor reported here: only its cap is used. */
+const HELD = new GenerationHold(
+  {
+    generationId: 'gen-held',
+    principal: { kind: 'user', organizationId: 'org', userId: 'user', role: 'member' },
+    model: 'demo/chat',
+    modelDisplayName: 'Demo Chat',
+    requestType: 'chat',
+    apiType: 'chat_completions',
+    responseMode: 'sync',
+    startedAt: new Date(),
+  },
+  new Decimal('1'),
+  { extend: async (_context, held) => held, record: async () => undefined },
+);
 
 describe('usageOrEstimate', () => {
   it.each<[string, Parameters<typeof usageOrEstimate>, ReturnType<typeof usageOrEstimate>]>([

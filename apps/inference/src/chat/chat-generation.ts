@@ -1,9 +1,14 @@
 import Decimal from 'decimal.js';
-import { type ChatCompletionChunk, type GenerationResponseMode, type TokenUsage } from '@gw/contracts';
+import {
+  type ChatCompletion,
+  type ChatCompletionChunk,
+  type GenerationResponseMode,
+  type TokenUsage,
+} from '@gw/contracts';
 import type { ChatCompletionRequestDto, ChatCompletionRpcMessageDto, ChatMessageDto } from '@gw/dto';
-import { generationCost, roundCost } from '@gw/pricing';
+import { costNumber, generationCost } from '@gw/pricing';
 import type { CatalogueModel, ProviderRoute } from '@gw/catalogue';
-import type { BilledGeneration, NewAttempt } from '@gw/paid-generation';
+import type { GenerationHold } from '@gw/paid-generation';
 import type { UpstreamUsage } from '../providers/upstream-chat';
 import { estimatedTokens } from './token-estimate';
 
@@ -24,11 +29,8 @@ export interface ChatGeneration {
   /** The kind of script the prompt is in, which keys what is learned of the provider's counts (see textWidth). */
   promptTextWidth: number;
   clientMax: number | null;
-  /** The hold: what billing holds for this generation now; it grows as the answer does. */
-  reserved: Decimal;
-  startedAt: Date;
-  firstOutputAt: number | null;
-  attempts: NewAttempt[];
+  /** What billing holds for this generation, its attempts and its outcome; it grows as the answer does. */
+  hold: GenerationHold;
 }
 
 /**
@@ -55,9 +57,9 @@ export function usageOrEstimate(
   return usage ?? { prompt_tokens: promptTokens, completion_tokens: estimatedTokens(completionText) };
 }
 
-/** The cost of a completion, never above what was reserved for it. */
-export function completionCost(route: ProviderRoute, usage: UpstreamUsage, reserved: Decimal): Decimal {
-  return roundCost(Decimal.min(generationCost(route.pricing, usage), reserved));
+/** The cost of a completion, never above what is held for it. */
+export function completionCost(route: ProviderRoute, usage: UpstreamUsage, hold: GenerationHold): Decimal {
+  return hold.capped(generationCost(route.pricing, usage));
 }
 
 /**
@@ -69,11 +71,11 @@ export function producedUsageAndCost(
   usage: UpstreamUsage | null,
   promptTokens: number,
   text: string,
-  reserved: Decimal,
+  hold: GenerationHold,
 ): { usage: UpstreamUsage; cost: Decimal } {
   const final = usageOrEstimate(usage, promptTokens, text);
   if (text === '' && usage === null) return { usage: final, cost: new Decimal(0) };
-  return { usage: final, cost: completionCost(route, final, reserved) };
+  return { usage: final, cost: completionCost(route, final, hold) };
 }
 
 /** A moderation block before any output: no completion was produced, so nothing is charged. */
@@ -109,18 +111,8 @@ export function tokenUsage(usage: UpstreamUsage): Required<TokenUsage> {
   };
 }
 
-/** The generation as billing and history see it. */
-export function billedGeneration(generation: ChatGeneration): BilledGeneration {
-  return {
-    generationId: generation.id,
-    principal: generation.request.principal,
-    model: generation.model.entry.id,
-    modelDisplayName: generation.model.entry.name,
-    requestType: 'chat',
-    apiType: generation.request.apiType,
-    responseMode: generation.responseMode,
-    startedAt: generation.startedAt,
-    firstOutputAt: generation.firstOutputAt,
-    attempts: generation.attempts,
-  };
+/** The usage a client is shown, with what it cost. */
+export function usageWithCost(usage: UpstreamUsage, cost: Decimal): ChatCompletion['usage'] {
+  const rub = costNumber(cost);
+  return { ...tokenUsage(usage), cost_rub: rub, cost: rub };
 }

@@ -1,15 +1,11 @@
 import Decimal from 'decimal.js';
 import { maxChatCost, roundCost } from '@gw/pricing';
 import type { ProviderRoute } from '@gw/catalogue';
+import type { HoldAmounts } from '@gw/paid-generation';
 import { completionCeiling } from './chat-plan';
 
 /** A hold grows by at least this many completion tokens, so that a long answer asks billing only a few times. */
 export const HOLD_STEP_TOKENS = 64;
-
-export interface HoldAmounts {
-  maxAmount: Decimal;
-  minAmount: Decimal;
-}
 
 /**
  * The first hold of a chat: the prompt and the answer as long as this model's answers have been,
