@@ -5,7 +5,6 @@ import { costString } from '@gw/pricing';
 import Decimal from 'decimal.js';
 import {
   type BilledGeneration,
-  failedOutcome,
   type GenerationContext,
   GenerationHold,
   type GenerationOutcome,
@@ -14,8 +13,6 @@ import {
 import { GenerationRecorder } from './generation-recorder.service';
 import { ReservationLeases } from './reservation-leases.service';
 import { reserveRequest } from './reserve-request';
-import type { UpstreamFailure } from './upstream-failure';
-import { upstreamDomainError } from './upstream-failure';
 
 /** Billing refused the request itself: nothing was reserved, so there is nothing to settle. */
 const REFUSALS = new Set([
@@ -85,7 +82,7 @@ export class GenerationBilling {
 
   private readonly ledger: HoldLedger = {
     extend: (context, held, amount) => this.extend(context, held, amount),
-    record: (generation, outcome) => this.finish(generation, outcome),
+    record: (generation, outcome) => this.record(generation, outcome),
   };
 
   /**
@@ -128,33 +125,12 @@ export class GenerationBilling {
     return new GenerationHold(context, reserved, this.ledger);
   }
 
-  /** Answers the amount held; a refusal (402 and the like) passes through with nothing to settle. */
-  async reserve(generation: BilledGeneration, maxAmount: Decimal, minAmount: Decimal): Promise<Decimal> {
-    try {
-      const reservation = await this.rpc.request(
-        BillingContracts.reserve,
-        reserveRequest(generation, maxAmount, minAmount),
-      );
-      this.leases.hold({
-        generationId: generation.generationId,
-        organizationId: generation.principal.organizationId,
-      });
-      return new Decimal(reservation.reservedAmount);
-    } catch (err) {
-      const error =
-        err instanceof DomainError ? err : new DomainError('service_unavailable', 'Billing is not available');
-      // A reservation that timed out may still exist; the failed event releases it.
-      if (!REFUSALS.has(error.code)) await this.finish(generation, failedOutcome(null, error));
-      throw error;
-    }
-  }
-
   /**
    * Asks billing to grow the hold by `amount`; answers the hold as it now is. Billing may grant
    * less or nothing (the balance or a limit is exhausted). When billing cannot be asked, nothing is
    * granted: the generation then stops at what it holds, which is always safe.
    */
-  async extend(generation: GenerationContext, held: Decimal, amount: Decimal): Promise<Decimal> {
+  private async extend(generation: GenerationContext, held: Decimal, amount: Decimal): Promise<Decimal> {
     try {
       const answer = await this.rpc.request(BillingContracts.extendReservation, {
         generationId: generation.generationId,
@@ -170,18 +146,8 @@ export class GenerationBilling {
     }
   }
 
-  /**
-   * No provider produced an answer: recorded failed at zero cost, which releases the hold, against
-   * the last provider tried. Answers the error the client is told.
-   */
-  async failed(generation: BilledGeneration, failure: UpstreamFailure | null): Promise<DomainError> {
-    const error = upstreamDomainError(failure, false, generation.attempts.at(-1)?.provider ?? null);
-    await this.finish(generation, failedOutcome(generation.attempts.at(-1)?.provider ?? null, error));
-    return error;
-  }
-
-  async finish(generation: BilledGeneration, outcome: GenerationOutcome): Promise<void> {
-    // The outcome settles the hold from here on (through the outbox if billing is away).
+  /** Records the outcome durably (it settles the hold from here on, through the outbox if billing is away). */
+  private async record(generation: BilledGeneration, outcome: GenerationOutcome): Promise<void> {
     this.leases.drop(generation.generationId);
     try {
       await this.recorder.finished(generationFinishedEvent(generation, outcome), generation.attempts);

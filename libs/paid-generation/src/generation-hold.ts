@@ -37,7 +37,7 @@ export interface HoldLedger {
 }
 
 /** A generation that produced nothing: it costs nothing, so its hold is released whole. */
-export function failedOutcome(provider: string | null, error: DomainError): GenerationOutcome {
+function failedOutcome(provider: string | null, error: DomainError): GenerationOutcome {
   return {
     status: 'failed',
     provider,

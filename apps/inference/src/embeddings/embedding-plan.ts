@@ -1,26 +1,11 @@
 import Decimal from 'decimal.js';
-import { DomainError, type EmbeddingEncodingFormat, type EmbeddingList, type Principal } from '@gw/contracts';
+import { DomainError, type EmbeddingEncodingFormat, type EmbeddingList } from '@gw/contracts';
 import { embeddingCost } from '@gw/pricing';
 import type { CatalogueModel, ProviderRoute } from '@gw/catalogue';
-import type { BilledGeneration, NewAttempt } from '@gw/paid-generation';
 import { estimatedTokens } from '../chat/token-estimate';
 
 /** Special tokens a tokenizer may add around one input. */
 const TOKENS_PER_INPUT = 8;
-
-/** Everything known about one embedding request while it runs. */
-export interface EmbeddingGeneration {
-  id: string;
-  principal: Principal;
-  model: CatalogueModel;
-  routes: ProviderRoute[];
-  inputs: string[];
-  promptBound: number;
-  reserved: Decimal;
-  startedAt: Date;
-  firstOutputAt: number | null;
-  attempts: NewAttempt[];
-}
 
 export function embeddingInputs(input: string | string[]): string[] {
   return typeof input === 'string' ? [input] : input;
@@ -103,20 +88,4 @@ export function embeddingData(vectors: number[][], format: EmbeddingEncodingForm
     embedding: format === 'base64' ? float32Base64(vector) : vector,
     index,
   }));
-}
-
-/** The generation as billing and history see it. */
-export function billedEmbedding(generation: EmbeddingGeneration): BilledGeneration {
-  return {
-    generationId: generation.id,
-    principal: generation.principal,
-    model: generation.model.entry.id,
-    modelDisplayName: generation.model.entry.name,
-    requestType: 'embedding',
-    apiType: 'embeddings',
-    responseMode: 'sync',
-    startedAt: generation.startedAt,
-    firstOutputAt: generation.firstOutputAt,
-    attempts: generation.attempts,
-  };
 }

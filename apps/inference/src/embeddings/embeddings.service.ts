@@ -1,16 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import Decimal from 'decimal.js';
 import { randomUUID } from 'node:crypto';
 import { EmbeddingList } from '@gw/contracts';
 import type { EmbeddingRpcMessageDto } from '@gw/dto';
-import { costNumber, embeddingCost, roundCost } from '@gw/pricing';
+import { costNumber, embeddingCost } from '@gw/pricing';
 import { ModelCatalogue } from '@gw/catalogue';
-import type { GenerationOutcome } from '@gw/paid-generation';
 import { GenerationBilling, tryProvidersInOrder } from '@gw/paid-generation';
 import {
-  EmbeddingGeneration,
   embeddingData,
-  billedEmbedding,
   embeddingInputs,
   embeddingPromptBound,
   embeddingRoutes,
@@ -38,21 +34,24 @@ export class EmbeddingsService {
     const model = this.catalogue.servingModel(body.model, '/v1/embeddings');
     const routes = routesTakingInputs(model, embeddingRoutes(model, body.dimensions), body.input);
     const inputs = embeddingInputs(body.input);
-    const generation: EmbeddingGeneration = {
-      id: request.generationId ?? `gen-${randomUUID()}`,
-      principal: request.principal,
-      model,
-      routes,
-      inputs,
-      promptBound: embeddingPromptBound(inputs),
-      reserved: new Decimal(0),
-      startedAt: new Date(),
-      firstOutputAt: null,
-      attempts: [],
-    };
-    await this.reserve(generation);
+    const promptBound = embeddingPromptBound(inputs);
+    // The input is known in full, so the least and the most the request may cost are the same bound.
+    const amount = maxEmbeddingCost(routes, promptBound);
+    const hold = await this.billing.open(
+      {
+        generationId: request.generationId ?? `gen-${randomUUID()}`,
+        principal: request.principal,
+        model: model.entry.id,
+        modelDisplayName: model.entry.name,
+        requestType: 'embedding',
+        apiType: 'embeddings',
+        responseMode: 'sync',
+        startedAt: new Date(),
+      },
+      { maxAmount: amount, minAmount: amount },
+    );
 
-    const end = await tryProvidersInOrder(generation, (route) =>
+    const end = await tryProvidersInOrder({ routes, attempts: hold.attempts }, (route) =>
       // An embedding is short and charged only once it is complete, so a client leaving does not abort it.
       this.adapter.embed({
         baseUrl: route.baseUrl,
@@ -65,15 +64,14 @@ export class EmbeddingsService {
         },
       }),
     );
-    if (end.outcome === 'exhausted')
-      throw await this.billing.failed(billedEmbedding(generation), end.failure);
+    if (end.outcome === 'exhausted') throw await hold.fail(end.failure);
     const { route, value: result } = end;
-    generation.firstOutputAt = Date.now();
+    hold.markFirstOutput();
     // A provider that reports no usage is charged for the bound that was reserved.
-    const promptTokens = result.promptTokens ?? generation.promptBound;
-    const cost = roundCost(Decimal.min(embeddingCost(route.pricing, promptTokens), generation.reserved));
+    const promptTokens = result.promptTokens ?? promptBound;
+    const cost = hold.capped(embeddingCost(route.pricing, promptTokens));
     const usage = { prompt_tokens: promptTokens, completion_tokens: 0, total_tokens: promptTokens };
-    await this.finish(generation, {
+    await hold.finish({
       status: 'completed',
       provider: route.name,
       finishReason: 'stop',
@@ -83,21 +81,11 @@ export class EmbeddingsService {
     });
     const rub = costNumber(cost);
     return {
-      id: generation.id,
+      id: hold.generationId,
       object: 'list',
       data: embeddingData(result.vectors, body.encoding_format ?? 'float'),
       model: model.entry.id,
       usage: { prompt_tokens: promptTokens, total_tokens: promptTokens, cost_rub: rub, cost: rub },
     };
-  }
-
-  private async reserve(generation: EmbeddingGeneration): Promise<void> {
-    // The input is known in full, so the least and the most the request may cost are the same bound.
-    const amount = maxEmbeddingCost(generation.routes, generation.promptBound);
-    generation.reserved = await this.billing.reserve(billedEmbedding(generation), amount, amount);
-  }
-
-  private finish(generation: EmbeddingGeneration, outcome: GenerationOutcome): Promise<void> {
-    return this.billing.finish(billedEmbedding(generation), outcome);
   }
 }

@@ -10,10 +10,9 @@ import {
 } from '@gw/dto';
 import { BLOB_STORE, type BlobStore } from '@gw/platform/blobs';
 import { roundCost, sttCost } from '@gw/pricing';
-import type { CatalogueModel, ModelEndpoint, ProviderRoute } from '@gw/catalogue';
+import type { CatalogueModel, ModelEndpoint } from '@gw/catalogue';
 import { ModelCatalogue } from '@gw/catalogue';
-import type { BilledGeneration, NewAttempt } from '@gw/paid-generation';
-import { GenerationBilling, tryProvidersInOrder } from '@gw/paid-generation';
+import { GenerationBilling, type GenerationHold, tryProvidersInOrder } from '@gw/paid-generation';
 import { audioDuration, AudioDuration } from './audio-duration';
 import { checkTranscriptionParams, transcriptionCapabilities } from './transcription-rules';
 import { billedDuration, transcriptionReply, transcriptionUsage } from './transcription-result';
@@ -23,15 +22,6 @@ const TRANSCRIPTION_ENDPOINT: ModelEndpoint = '/v1/audio/transcriptions';
 
 const stagedAudioGone = () =>
   new DomainError('invalid_request', 'The audio file is no longer available; send it again', 'file');
-
-interface Transcription {
-  id: string;
-  message: TranscriptionRpcMessageDto;
-  model: CatalogueModel;
-  startedAt: Date;
-  reserved: Decimal;
-  attempts: NewAttempt[];
-}
 
 /**
  * One transcription: resolve the model, reserve the cost of the longest the audio can be, call the
@@ -57,33 +47,39 @@ export class TranscriptionService {
     const duration = audioDuration(audio, message.audio.format);
     const capabilities = transcriptionCapabilities(model.entry);
     checkTranscriptionParams(message.params, model.entry.id, capabilities, duration.stated ?? duration.lower);
-    const transcription = await this.reserve(message, model, duration);
-    const end = await tryProvidersInOrder(
-      { routes: model.routes, attempts: transcription.attempts },
-      (route) =>
-        this.upstream.transcribe({
-          baseUrl: route.baseUrl,
-          apiKey: route.apiKey,
-          upstreamModel: route.upstreamModel,
-          audio,
-          filename: message.audio.filename,
-          mimeType: AUDIO_MIME_TYPES[message.audio.format],
-          params: message.params,
-          upstreamFormat: capabilities.diarizing
-            ? 'diarized_json'
-            : message.params.include?.length
-              ? 'json'
-              : 'verbose_json',
-        }),
+    const hold = await this.reserve(message, model, duration);
+    const end = await tryProvidersInOrder({ routes: model.routes, attempts: hold.attempts }, (route) =>
+      this.upstream.transcribe({
+        baseUrl: route.baseUrl,
+        apiKey: route.apiKey,
+        upstreamModel: route.upstreamModel,
+        audio,
+        filename: message.audio.filename,
+        mimeType: AUDIO_MIME_TYPES[message.audio.format],
+        params: message.params,
+        upstreamFormat: capabilities.diarizing
+          ? 'diarized_json'
+          : message.params.include?.length
+            ? 'json'
+            : 'verbose_json',
+      }),
     );
-    if (end.outcome === 'exhausted')
-      throw await this.billing.failed(this.billed(transcription, null), end.failure);
+    if (end.outcome === 'exhausted') throw await hold.fail(end.failure);
     const { route, value: upstream } = end;
+    hold.markFirstOutput();
     const billed = billedDuration(upstream, duration);
-    const cost = this.cost(route, billed, transcription.reserved);
-    await this.completed(transcription, route.name, cost);
+    // The duration's cost on the provider that answered; no token usage for audio.
+    const cost = hold.capped(sttCost(route.pricing, billed));
+    await hold.finish({
+      status: 'completed',
+      provider: route.name,
+      finishReason: 'stop',
+      usage: null,
+      cost,
+      error: null,
+    });
     return transcriptionReply(
-      transcription.id,
+      hold.generationId,
       model.entry.id,
       message.params,
       upstream,
@@ -121,58 +117,25 @@ export class TranscriptionService {
   }
 
   /** Holds the cost of the longest the audio can be on the dearest provider; at least that of the shortest on the cheapest. */
-  private async reserve(
+  private reserve(
     message: TranscriptionRpcMessageDto,
     model: CatalogueModel,
     duration: AudioDuration,
-  ): Promise<Transcription> {
-    const transcription: Transcription = {
-      id: message.generationId ?? `gen-${randomUUID()}`,
-      message,
-      model,
-      startedAt: new Date(),
-      reserved: new Decimal(0),
-      attempts: [],
-    };
+  ): Promise<GenerationHold> {
     const maxAmount = Decimal.max(...model.routes.map((route) => sttCost(route.pricing, duration.upper)));
     const minAmount = Decimal.min(...model.routes.map((route) => sttCost(route.pricing, duration.lower)));
-    transcription.reserved = await this.billing.reserve(
-      this.billed(transcription, null),
-      roundCost(maxAmount),
-      roundCost(minAmount),
+    return this.billing.open(
+      {
+        generationId: message.generationId ?? `gen-${randomUUID()}`,
+        principal: message.principal,
+        model: model.entry.id,
+        modelDisplayName: model.entry.name,
+        requestType: 'audio',
+        apiType: 'transcriptions',
+        responseMode: 'sync',
+        startedAt: new Date(),
+      },
+      { maxAmount: roundCost(maxAmount), minAmount: roundCost(minAmount) },
     );
-    return transcription;
-  }
-
-  /** The duration's cost on the provider that answered, never above what was reserved. */
-  private cost(route: ProviderRoute, durationSeconds: number, reserved: Decimal): Decimal {
-    return roundCost(Decimal.min(sttCost(route.pricing, durationSeconds), reserved));
-  }
-
-  /** No token usage for audio; a completed transcription's finish reason is `stop`. */
-  private completed(transcription: Transcription, provider: string, cost: Decimal): Promise<void> {
-    return this.billing.finish(this.billed(transcription, Date.now()), {
-      status: 'completed',
-      provider,
-      finishReason: 'stop',
-      usage: null,
-      cost,
-      error: null,
-    });
-  }
-
-  private billed(transcription: Transcription, firstOutputAt: number | null): BilledGeneration {
-    return {
-      generationId: transcription.id,
-      principal: transcription.message.principal,
-      model: transcription.model.entry.id,
-      modelDisplayName: transcription.model.entry.name,
-      requestType: 'audio',
-      apiType: 'transcriptions',
-      responseMode: 'sync',
-      startedAt: transcription.startedAt,
-      firstOutputAt,
-      attempts: transcription.attempts,
-    };
   }
 }
