@@ -1,10 +1,15 @@
 import { DomainError, ERROR_CODES, type ErrorCode, type MediaGeneration } from '@gw/contracts';
 
-/** A generation's error codes in the HTTP-status style (`BAD_GATEWAY`), as the gateway's own codes. */
+/**
+ * A generation's error codes in the HTTP-status style (`BAD_GATEWAY`) as the gateway's own codes;
+ * the provider's limits and overload are the provider's, not the gateway's.
+ */
 const STATUS_STYLE_CODES: Readonly<Record<string, ErrorCode>> = {
   BAD_REQUEST: 'invalid_request',
   CONTENT_FILTER: 'invalid_request',
+  RATE_LIMITED: 'upstream_rate_limited',
   TOO_MANY_REQUESTS: 'upstream_rate_limited',
+  SERVICE_UNAVAILABLE: 'upstream_overloaded',
   BAD_GATEWAY: 'upstream_error',
   GATEWAY_TIMEOUT: 'upstream_timeout',
   TIMEOUT: 'upstream_timeout',
@@ -16,9 +21,10 @@ const NEVER_ANSWERED: ReadonlySet<ErrorCode> = new Set(['internal_error']);
 /** The gateway's code for a failed generation's `error.code`: a known code as it is, else the provider failed (502). */
 export function errorCodeOfGeneration(code: string | undefined): ErrorCode {
   if (code === undefined) return 'upstream_error';
+  const statusStyle = STATUS_STYLE_CODES[code.toUpperCase()];
+  if (statusStyle !== undefined) return statusStyle;
   const known = ERROR_CODES.find((candidate) => candidate === code.toLowerCase());
-  if (known !== undefined && !NEVER_ANSWERED.has(known)) return known;
-  return STATUS_STYLE_CODES[code.toUpperCase()] ?? 'upstream_error';
+  return known !== undefined && !NEVER_ANSWERED.has(known) ? known : 'upstream_error';
 }
 
 /**
