@@ -12,6 +12,7 @@ export * from './auth/api-key-hash';
 export * from './auth/oauth.contracts';
 export * from './auth/pkce';
 export * from './inference/inference.contracts';
+export * from './inference/reasoning';
 export * from './inference/formats.contracts';
 export * from './inference/transcriptions.contracts';
 export * from './inference/embeddings.contracts';

@@ -113,6 +113,7 @@ export class ChatCompletionService {
             role: 'assistant',
             content: parts.content,
             ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+            ...parts.reasoning,
           },
           finish_reason: answer.finishReason,
         },

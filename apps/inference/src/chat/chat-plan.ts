@@ -1,7 +1,7 @@
 import { DomainError } from '@gw/contracts';
 import type { ChatCompletionRequestDto, ChatMessageDto } from '@gw/dto';
 import type { ProviderRoute } from '@gw/catalogue';
-import type { UpstreamChatRequest } from '../providers/upstream-chat';
+import type { UpstreamChatRequest, UpstreamReasoning } from '../providers/upstream-chat';
 import { estimatedTokens, textWidth } from './token-estimate';
 
 /** An image part is estimated as the least a provider counts for one (OpenAI's low detail), so images never inflate an estimate. */
@@ -114,6 +114,14 @@ export function forwardedFields(body: ChatCompletionRequestDto): ForwardedUpstre
   };
 }
 
+function reasoningSettings(reasoning: NonNullable<ChatCompletionRequestDto['reasoning']>): UpstreamReasoning {
+  return {
+    ...(reasoning.effort !== undefined ? { effort: reasoning.effort } : {}),
+    ...(reasoning.max_tokens !== undefined ? { max_tokens: reasoning.max_tokens } : {}),
+    ...(reasoning.enabled !== undefined ? { enabled: reasoning.enabled } : {}),
+  };
+}
+
 export function toUpstreamRequest(
   route: ProviderRoute,
   body: ChatCompletionRequestDto,
@@ -132,6 +140,7 @@ export function toUpstreamRequest(
     ...(body.tool_choice !== undefined ? { tool_choice: body.tool_choice } : {}),
     ...(body.response_format ? { response_format: body.response_format } : {}),
     ...(body.reasoning?.effort ? { reasoning_effort: body.reasoning.effort } : {}),
+    ...(body.reasoning ? { reasoning: reasoningSettings(body.reasoning) } : {}),
     ...(body.web_search_options ? { web_search_options: { ...body.web_search_options } } : {}),
     ...(body.user ? { user: body.user } : {}),
     ...forwardedFields(body),

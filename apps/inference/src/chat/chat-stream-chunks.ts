@@ -26,6 +26,8 @@ export class ChatStreamChunks {
       ...(this.roleSent ? {} : { role: 'assistant' as const }),
       ...(event.content ? { content: event.content } : {}),
       ...(event.toolCalls ? { tool_calls: event.toolCalls } : {}),
+      ...(event.reasoning ? { reasoning: event.reasoning } : {}),
+      ...(event.reasoningDetails ? { reasoning_details: event.reasoningDetails } : {}),
     };
     this.roleSent = true;
     this.subscriber.next({ chunk: this.chunk([{ index: 0, delta, finish_reason: null }]), promptTokens });

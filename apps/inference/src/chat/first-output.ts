@@ -7,9 +7,15 @@ export interface FirstOutput {
   done: boolean;
 }
 
-/** Content, a tool call or a finish reason: something the client must be told. */
+/** Content, reasoning, a tool call or a finish reason: something the client must be told. */
 export function carriesOutput(event: UpstreamStreamEvent): boolean {
-  return Boolean(event.content) || Boolean(event.toolCalls?.length) || Boolean(event.finishReason);
+  return (
+    Boolean(event.content) ||
+    Boolean(event.reasoningDetails?.length) ||
+    Boolean(event.reasoning) ||
+    Boolean(event.toolCalls?.length) ||
+    Boolean(event.finishReason)
+  );
 }
 
 /**

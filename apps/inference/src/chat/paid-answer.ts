@@ -151,9 +151,12 @@ export class PaidAnswer {
     }
     if (event.finishReason) this.finishReason = event.finishReason;
     if (event.usage) this.usage = event.usage;
-    if (!event.content && !event.toolCalls) return;
+    if (!event.content && !event.toolCalls && !event.reasoning && !event.reasoningDetails) return;
+    // Reasoning is output the provider bills: its text counts with the answer's (a signature or encrypted data does not).
     const piece =
-      (event.content ?? '') + (event.toolCalls ?? []).map((call) => call.function?.arguments ?? '').join('');
+      (event.reasoning ?? '') +
+      (event.content ?? '') +
+      (event.toolCalls ?? []).map((call) => call.function?.arguments ?? '').join('');
     this.produced.add(piece);
     // The provider's count of the answer so far, as learned from its earlier answers: what the hold must pay for.
     const producedTokens = this.counts.completionTokens(this.produced.tokens);

@@ -1,4 +1,9 @@
-import type { ChatCompletion, ChatCompletionChunk, ChatCompletionUsage } from '@gw/contracts';
+import type {
+  ChatCompletion,
+  ChatCompletionChunk,
+  ChatCompletionUsage,
+  ReasoningDetail,
+} from '@gw/contracts';
 
 /** Chat pipeline outputs for the translator specs. */
 export const GENERATION_ID = 'gen-6f1c2b1e-8a63-4bb8-9d57-1f0b8e3c2a10';
@@ -88,6 +93,61 @@ export const TEXT_THEN_TOOL_CHUNKS = [
   chunk({ role: 'assistant', content: 'Let me look.' }),
   chunk({
     tool_calls: [{ index: 0, id: 'call_2', type: 'function', function: { name: 'lookup', arguments: '{}' } }],
+  }),
+  chunk({}, 'tool_calls'),
+];
+
+/**
+ * Anthropic's thinking blocks as its extended-thinking documentation shows them: a thinking block
+ * with its signature, and a redacted one whose data is the encrypted thinking.
+ */
+export const THINKING = {
+  type: 'thinking',
+  thinking: 'Let me analyze this step by step...',
+  signature: 'WaUjzkypQ2mUEVM36O2TxuC06KN8xyfbJwyem2dw3URve/op91XWHOEBLLqIOMfFG/UvLEczmEsUjavL....',
+} as const;
+export const REDACTED_THINKING = {
+  type: 'redacted_thinking',
+  data: 'EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPkNRj2YfWXGmKDxH4mPnZ5sQ7vB5URj6M6zOmOw==',
+} as const;
+
+/** The same two as the chat's reasoning items, as the Anthropic wire yields them. */
+export const THINKING_DETAILS: ReasoningDetail[] = [
+  {
+    type: 'reasoning.text',
+    text: THINKING.thinking,
+    signature: THINKING.signature,
+    format: 'anthropic-claude-v1',
+    index: 0,
+  },
+  { type: 'reasoning.encrypted', data: REDACTED_THINKING.data, format: 'anthropic-claude-v1', index: 1 },
+];
+
+/** A streamed answer that thinks (in two pieces, then the signature), has redacted thinking, and calls a tool. */
+export const THINKING_THEN_TOOL_CHUNKS = [
+  chunk({
+    role: 'assistant',
+    reasoning: 'Let me analyze ',
+    reasoning_details: [
+      { type: 'reasoning.text', text: 'Let me analyze ', format: 'anthropic-claude-v1', index: 0 },
+    ],
+  }),
+  chunk({
+    reasoning: 'this step by step...',
+    reasoning_details: [
+      { type: 'reasoning.text', text: 'this step by step...', format: 'anthropic-claude-v1', index: 0 },
+    ],
+  }),
+  chunk({
+    reasoning_details: [
+      { type: 'reasoning.text', signature: THINKING.signature, format: 'anthropic-claude-v1', index: 0 },
+    ],
+  }),
+  chunk({ reasoning_details: [THINKING_DETAILS[1]] }),
+  chunk({
+    tool_calls: [
+      { index: 0, id: 'toolu_1', type: 'function', function: { name: 'lookup', arguments: '{}' } },
+    ],
   }),
   chunk({}, 'tool_calls'),
 ];

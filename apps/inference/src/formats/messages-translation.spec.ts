@@ -4,6 +4,10 @@ import {
   chunk,
   completion,
   GENERATION_ID,
+  REDACTED_THINKING,
+  THINKING,
+  THINKING_DETAILS,
+  THINKING_THEN_TOOL_CHUNKS,
   TEXT_CHUNKS,
   TEXT_THEN_TOOL_CHUNKS,
   TOOL_CHUNKS,
@@ -127,7 +131,7 @@ describe('messagesToChatBody', () => {
         messages: [
           {
             role: 'assistant',
-            content: [{ type: 'thinking' }, { type: 'tool_use', id: 't', name: 'f', input: {} }],
+            content: [{ type: 'tool_use', id: 't', name: 'f', input: {} }],
           },
           {
             role: 'user',
@@ -248,6 +252,110 @@ describe('messagesToChatBody', () => {
     expect(() => messagesToChatBody(body(fields as Partial<MessagesRequestDto>), false)).toThrow(
       expect.objectContaining({ code: 'invalid_request', param }),
     );
+  });
+});
+
+describe('thinking through the chat shape', () => {
+  it("keeps an assistant turn's thinking and redacted thinking as reasoning items, signature and data unchanged", () => {
+    const chat = messagesToChatBody(
+      body({
+        messages: [
+          { role: 'user', content: 'weather?' },
+          {
+            role: 'assistant',
+            content: [THINKING, REDACTED_THINKING, { type: 'tool_use', id: 't', name: 'f', input: {} }],
+          },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'sunny' }] },
+        ],
+      }),
+      false,
+    );
+    expect(chat.messages?.[1]).toEqual({
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: 't', type: 'function', function: { name: 'f', arguments: '{}' } }],
+      reasoning: THINKING.thinking,
+      reasoning_details: THINKING_DETAILS,
+    });
+  });
+
+  it('answers reasoning items as the blocks they were, before the text and tool calls', () => {
+    const message = messageFromCompletion(
+      completion(
+        {
+          role: 'assistant',
+          content: null,
+          reasoning: THINKING.thinking,
+          reasoning_details: THINKING_DETAILS,
+          tool_calls: [{ id: 't', type: 'function', function: { name: 'f', arguments: '{}' } }],
+        },
+        'tool_calls',
+      ),
+    );
+    expect(message.content).toEqual([
+      THINKING,
+      REDACTED_THINKING,
+      { type: 'tool_use', id: 't', name: 'f', input: {} },
+    ]);
+  });
+
+  it("shows another provider's summary as unsigned thinking and leaves its encrypted reasoning out", () => {
+    const message = messageFromCompletion(
+      completion({
+        role: 'assistant',
+        content: 'hi',
+        reasoning_details: [
+          { type: 'reasoning.summary', summary: 'Greeting.', format: 'openai-responses-v1', index: 0 },
+          { type: 'reasoning.encrypted', data: 'gAAAAB...', format: 'openai-responses-v1', index: 1 },
+        ],
+      }),
+    );
+    expect(message.content).toEqual([
+      { type: 'thinking', thinking: 'Greeting.', signature: '' },
+      { type: 'text', text: 'hi' },
+    ]);
+  });
+
+  it('streams thinking as Anthropic does: thinking_delta, one signature_delta, redacted data whole, then the tool on the next index', () => {
+    const events = run(chunks(THINKING_THEN_TOOL_CHUNKS));
+    expect(events.map((e) => e.data)).toEqual([
+      expect.objectContaining({ type: 'message_start' }),
+      {
+        type: 'content_block_start',
+        index: 0,
+        content_block: { type: 'thinking', thinking: '', signature: '' },
+      },
+      {
+        type: 'content_block_delta',
+        index: 0,
+        delta: { type: 'thinking_delta', thinking: 'Let me analyze ' },
+      },
+      {
+        type: 'content_block_delta',
+        index: 0,
+        delta: { type: 'thinking_delta', thinking: 'this step by step...' },
+      },
+      {
+        type: 'content_block_delta',
+        index: 0,
+        delta: { type: 'signature_delta', signature: THINKING.signature },
+      },
+      { type: 'content_block_stop', index: 0 },
+      { type: 'content_block_start', index: 1, content_block: REDACTED_THINKING },
+      { type: 'content_block_stop', index: 1 },
+      {
+        type: 'content_block_start',
+        index: 2,
+        content_block: { type: 'tool_use', id: 'toolu_1', name: 'lookup', input: {} },
+      },
+      { type: 'content_block_delta', index: 2, delta: { type: 'input_json_delta', partial_json: '{}' } },
+      { type: 'content_block_stop', index: 2 },
+      expect.objectContaining({
+        type: 'message_delta',
+        delta: { stop_reason: 'tool_use', stop_sequence: null },
+      }),
+      { type: 'message_stop' },
+    ]);
   });
 });
 

@@ -1,4 +1,5 @@
 import {
+  ANTHROPIC_REASONING_FORMAT,
   type ChatCompletion,
   type ChatCompletionChunk,
   type ChatCompletionUsage,
@@ -9,6 +10,8 @@ import {
   type MessagesStopReason,
   type MessagesUsage,
   type NamedServerSentEvent,
+  type ReasoningDetail,
+  reasoningText,
 } from '@gw/contracts';
 import type {
   ChatCompletionRequestDto,
@@ -65,8 +68,29 @@ function userMessages(content: string | Block[], param: string): ChatMessageDto[
   return parts.length > 0 ? [...results, { role: 'user', content: parts }] : results;
 }
 
+/** An assistant turn's thinking as the chat's reasoning items, signature and data unchanged, so the provider can take them back. */
+function reasoningDetails(content: Block[], param: string): ReasoningDetail[] {
+  return content.flatMap((block, i): ReasoningDetail[] => {
+    const at = `${param}[${i}]`;
+    const origin = { format: ANTHROPIC_REASONING_FORMAT, index: i };
+    if (block.type === 'thinking')
+      return [
+        {
+          type: 'reasoning.text',
+          text: stringAt(block['thinking'], `${at}.thinking`),
+          signature: stringAt(block['signature'], `${at}.signature`),
+          ...origin,
+        },
+      ];
+    if (block.type === 'redacted_thinking')
+      return [{ type: 'reasoning.encrypted', data: stringAt(block['data'], `${at}.data`), ...origin }];
+    return [];
+  });
+}
+
 function assistantMessage(content: string | Block[], param: string): ChatMessageDto {
   if (typeof content === 'string') return { role: 'assistant', content };
+  const details = reasoningDetails(content, param);
   const text = content
     .map((block, i) => (block.type === 'text' ? stringAt(block['text'], `${param}[${i}].text`) : ''))
     .join('');
@@ -86,6 +110,7 @@ function assistantMessage(content: string | Block[], param: string): ChatMessage
     role: 'assistant',
     content: text === '' && calls.length > 0 ? null : text,
     ...(calls.length > 0 ? { tool_calls: calls } : {}),
+    ...(details.length > 0 ? { reasoning: reasoningText(details), reasoning_details: details } : {}),
   };
 }
 
@@ -238,9 +263,28 @@ export function toolInput(args: string): Record<string, unknown> {
   }
 }
 
+/**
+ * A reasoning item as the thinking block a Messages client keeps and sends back: signed text and
+ * Anthropic's redacted data as they were; a summary or unsigned text (another provider's) as
+ * thinking with an empty signature, which is shown but never sent on to Anthropic. Another
+ * provider's encrypted reasoning has no Messages form and is left out.
+ */
+export function thinkingBlock(detail: ReasoningDetail): MessagesContentBlock | null {
+  if (detail.type === 'reasoning.encrypted')
+    return detail.format === undefined || detail.format === ANTHROPIC_REASONING_FORMAT
+      ? { type: 'redacted_thinking', data: detail.data }
+      : null;
+  const thinking = detail.type === 'reasoning.text' ? (detail.text ?? '') : detail.summary;
+  const signature = detail.type === 'reasoning.text' ? (detail.signature ?? '') : '';
+  return { type: 'thinking', thinking, signature };
+}
+
 export function messageFromCompletion(completion: ChatCompletion): MessagesResponse {
   const choice = completion.choices[0];
-  const content: MessagesContentBlock[] = [];
+  const content: MessagesContentBlock[] = (choice?.message.reasoning_details ?? []).flatMap((detail) => {
+    const block = thinkingBlock(detail);
+    return block ? [block] : [];
+  });
   if (choice?.message.content) content.push({ type: 'text', text: choice.message.content });
   for (const call of choice?.message.tool_calls ?? []) {
     content.push({
@@ -270,10 +314,14 @@ export interface MessagesStreamState {
   finished: boolean;
   /** Index of the next content block. */
   nextBlock: number;
-  open: { kind: 'text' | 'tool_use'; index: number } | null;
+  open: { kind: BlockKind; index: number } | null;
   /** Content block index of each streamed tool call, by its chat tool-call index. */
   toolBlocks: Record<number, number>;
+  /** Content block index of each streamed reasoning item, by its index among the reasoning items. */
+  reasoningBlocks: Record<number, number>;
 }
+
+type BlockKind = 'text' | 'tool_use' | 'thinking' | 'redacted_thinking';
 
 const event = (data: NamedServerSentEvent['data']): NamedServerSentEvent => ({ event: data.type, data });
 
@@ -287,7 +335,7 @@ function openBlock(
   state: MessagesStreamState,
   events: NamedServerSentEvent[],
   block: Record<string, unknown>,
-  kind: 'text' | 'tool_use',
+  kind: BlockKind,
 ): MessagesStreamState {
   const next = closeOpen(state, events);
   events.push(event({ type: 'content_block_start', index: next.nextBlock, content_block: block }));
@@ -322,6 +370,7 @@ function onChunk(
   }
   const choice = chunk.choices[0];
   if (!choice) return next;
+  for (const piece of choice.delta.reasoning_details ?? []) next = onReasoning(next, events, piece);
   const text = choice.delta.content;
   if (text) {
     if (next.open?.kind !== 'text') next = openBlock(next, events, { type: 'text', text: '' }, 'text');
@@ -365,9 +414,56 @@ function onChunk(
   return { ...next, finished: true };
 }
 
+/**
+ * A piece of a reasoning item as Anthropic streams thinking: the item's block starts empty (a
+ * redacted one whole, with its data), then its text arrives as thinking_delta and its signature
+ * as one signature_delta, on that block's index.
+ */
+function onReasoning(
+  state: MessagesStreamState,
+  events: NamedServerSentEvent[],
+  piece: ReasoningDetail,
+): MessagesStreamState {
+  let next = state;
+  const item = piece.index ?? 0;
+  if (next.reasoningBlocks[item] === undefined) {
+    const block = thinkingBlock(
+      piece.type === 'reasoning.text'
+        ? { ...piece, text: '', signature: '' }
+        : piece.type === 'reasoning.summary'
+          ? { ...piece, summary: '' }
+          : piece,
+    );
+    if (!block) return next;
+    next = openBlock(next, events, block, block.type);
+    next = { ...next, reasoningBlocks: { ...next.reasoningBlocks, [item]: next.nextBlock - 1 } };
+  }
+  const index = next.reasoningBlocks[item];
+  const thinking =
+    piece.type === 'reasoning.text' ? piece.text : piece.type === 'reasoning.summary' ? piece.summary : '';
+  if (thinking)
+    events.push(event({ type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking } }));
+  if (piece.type === 'reasoning.text' && piece.signature)
+    events.push(
+      event({
+        type: 'content_block_delta',
+        index,
+        delta: { type: 'signature_delta', signature: piece.signature },
+      }),
+    );
+  return next;
+}
+
 export function messagesStreamTranslator(): StreamTranslator<MessagesStreamState> {
   return {
-    initial: { started: false, finished: false, nextBlock: 0, open: null, toolBlocks: {} },
+    initial: {
+      started: false,
+      finished: false,
+      nextBlock: 0,
+      open: null,
+      toolBlocks: {},
+      reasoningBlocks: {},
+    },
     started: (state) => state.started,
     step: (state: MessagesStreamState, input: StreamInput): StreamStep<MessagesStreamState> => {
       if (state.finished) return { state, events: [] };

@@ -7,6 +7,10 @@ import {
   TEXT_THEN_TOOL_CHUNKS,
   TOOL_CHUNKS,
   chunk,
+  REDACTED_THINKING,
+  THINKING,
+  THINKING_DETAILS,
+  THINKING_THEN_TOOL_CHUNKS,
   USAGE_WITH_PARTS,
 } from './format-fixtures';
 import type { StreamInput } from './event-stream';
@@ -477,6 +481,156 @@ describe('responsesStreamTranslator', () => {
         translator.step(translator.initial, { kind: 'chunk', chunk: TEXT_CHUNKS[0], promptTokens: 5 }).state,
       ),
     ).toBe(true);
+  });
+});
+
+describe('reasoning items', () => {
+  const rs = (n: number) => `rs_${GENERATION_ID.replace(/^gen-/, '').replace(/-/g, '')}_${n}`;
+  /** The Anthropic thinking of THINKING_DETAILS as the gateway's reasoning items. */
+  const ITEMS = [
+    {
+      type: 'reasoning',
+      id: rs(0),
+      summary: [],
+      content: [{ type: 'reasoning_text', text: THINKING.thinking }],
+      signature: THINKING.signature,
+      format: 'anthropic-claude-v1',
+      status: 'completed',
+    },
+    {
+      type: 'reasoning',
+      id: rs(1),
+      summary: [],
+      encrypted_content: REDACTED_THINKING.data,
+      format: 'anthropic-claude-v1',
+      status: 'completed',
+    },
+  ];
+
+  it('returns each reasoning item of the answer before the function call, signature and encrypted content kept', () => {
+    const response = responseFromCompletion(
+      completion(
+        {
+          role: 'assistant',
+          content: null,
+          reasoning_details: THINKING_DETAILS,
+          tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'lookup', arguments: '{}' } }],
+        },
+        'tool_calls',
+      ),
+      body(),
+    );
+    expect(response.output).toEqual([
+      ...ITEMS,
+      expect.objectContaining({ type: 'function_call', call_id: 'toolu_1' }),
+    ]);
+  });
+
+  it('takes the items back as the reasoning of the assistant turn they open, which the calls then join', () => {
+    const chat = responsesToChatBody(
+      body({
+        input: [
+          { role: 'user', content: 'weather?' },
+          ...(ITEMS as never[]),
+          { type: 'function_call', call_id: 'toolu_1', name: 'lookup', arguments: '{}' },
+          { type: 'function_call_output', call_id: 'toolu_1', output: 'sunny' },
+        ],
+      }),
+      false,
+    );
+    expect(chat.messages).toEqual([
+      { role: 'user', content: 'weather?' },
+      {
+        role: 'assistant',
+        content: null,
+        reasoning: THINKING.thinking,
+        reasoning_details: [
+          {
+            type: 'reasoning.text',
+            text: THINKING.thinking,
+            signature: THINKING.signature,
+            id: rs(0),
+            format: 'anthropic-claude-v1',
+          },
+          {
+            type: 'reasoning.encrypted',
+            data: REDACTED_THINKING.data,
+            id: rs(1),
+            format: 'anthropic-claude-v1',
+          },
+        ],
+        tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'lookup', arguments: '{}' } }],
+      },
+      { role: 'tool', tool_call_id: 'toolu_1', content: 'sunny' },
+    ]);
+  });
+
+  it("reads OpenAI's own item, without format, as its summary and its encrypted reasoning", () => {
+    const chat = responsesToChatBody(
+      body({
+        input: [
+          {
+            type: 'reasoning',
+            id: 'rs_abc',
+            summary: [{ type: 'summary_text', text: '**Greeting**' }],
+            encrypted_content: 'gAAAAABpF...zbM_w==',
+          },
+          { role: 'assistant', content: 'hello' },
+        ],
+      }),
+      false,
+    );
+    expect(chat.messages).toEqual([
+      {
+        role: 'assistant',
+        content: 'hello',
+        reasoning: '**Greeting**',
+        reasoning_details: [
+          { type: 'reasoning.summary', summary: '**Greeting**', id: 'rs_abc' },
+          {
+            type: 'reasoning.encrypted',
+            data: 'gAAAAABpF...zbM_w==',
+            id: 'rs_abc',
+            format: 'openai-responses-v1',
+          },
+        ],
+      },
+    ]);
+  });
+
+  it('refuses a reasoning item whose summary is not a list of summary_text parts', () => {
+    expect(() =>
+      responsesToChatBody(body({ input: [{ type: 'reasoning', summary: 'x' } as never] }), false),
+    ).toThrow(expect.objectContaining({ code: 'invalid_request', param: 'input[0].summary' }));
+  });
+
+  it('streams reasoning as OpenAI does: the item added, reasoning_text deltas, then the whole item done', () => {
+    const events = run(chunks(THINKING_THEN_TOOL_CHUNKS));
+    const names = events.map((e) => e.event);
+    expect(names.slice(0, 11)).toEqual([
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.reasoning_text.delta',
+      'response.reasoning_text.delta',
+      'response.reasoning_text.done',
+      'response.output_item.done',
+      'response.output_item.added',
+      'response.output_item.done',
+      'response.output_item.added',
+      'response.function_call_arguments.delta',
+    ]);
+    expect(events[3].data).toMatchObject({
+      item_id: rs(0),
+      output_index: 0,
+      content_index: 0,
+      delta: 'Let me analyze ',
+    });
+    expect(events[6].data.item).toEqual(ITEMS[0]);
+    expect(events[8].data.item).toEqual(ITEMS[1]);
+    const completed = events.at(-1)?.data.response as ResponsesResponse;
+    expect(completed.output.slice(0, 2)).toEqual(ITEMS);
+    expect(completed.output[2]).toMatchObject({ type: 'function_call', call_id: 'toolu_1' });
   });
 });
 

@@ -5,7 +5,11 @@ import {
   type ChatCompletionUsage,
   DomainError,
   type NamedServerSentEvent,
+  OPENAI_RESPONSES_REASONING_FORMAT,
+  type ReasoningDetail,
+  reasoningText,
   type ResponsesFunctionCallItem,
+  type ResponsesReasoningItem,
   type ResponsesMessageItem,
   type ResponsesOutputItem,
   type ResponsesResponse,
@@ -47,6 +51,58 @@ function plainText(content: string | Part[], param: string): string {
 
 const INPUT_ROLES: readonly string[] = ['user', 'assistant', 'system', 'developer'];
 
+/** The texts of a reasoning item's `summary` or `content` parts. */
+function reasoningTexts(parts: unknown, param: string): string[] {
+  if (parts === undefined || parts === null) return [];
+  return listAt(parts, param).map((part, i) =>
+    stringAt(recordAt(part, `${param}[${i}]`)['text'], `${param}[${i}].text`),
+  );
+}
+
+/**
+ * A reasoning item sent back, as the chat's reasoning items: its summaries, its text with the
+ * signature, its encrypted content. An item without `format` came from OpenAI, whose encrypted
+ * reasoning it is; the gateway's own items name their provider's format.
+ */
+function reasoningItemDetails(item: Record<string, unknown>, at: string): ReasoningDetail[] {
+  const format = item['format'] === undefined ? undefined : stringAt(item['format'], `${at}.format`);
+  const id = item['id'] === undefined || item['id'] === null ? undefined : stringAt(item['id'], `${at}.id`);
+  const origin = { ...(id !== undefined ? { id } : {}), ...(format !== undefined ? { format } : {}) };
+  const details: ReasoningDetail[] = reasoningTexts(item['summary'], `${at}.summary`).map((summary) => ({
+    type: 'reasoning.summary',
+    summary,
+    ...origin,
+  }));
+  const text = reasoningTexts(item['content'], `${at}.content`);
+  const signature = item['signature'];
+  if (text.length > 0 || typeof signature === 'string')
+    details.push({
+      type: 'reasoning.text',
+      text: text.join(''),
+      ...(typeof signature === 'string' ? { signature } : {}),
+      ...origin,
+    });
+  const encrypted = item['encrypted_content'];
+  if (encrypted !== undefined && encrypted !== null)
+    details.push({
+      type: 'reasoning.encrypted',
+      data: stringAt(encrypted, `${at}.encrypted_content`),
+      ...origin,
+      format: format ?? OPENAI_RESPONSES_REASONING_FORMAT,
+    });
+  return details;
+}
+
+/** The assistant turn that reasoning opened and nothing else has joined yet. */
+function reasoningOnly(message: ChatMessageDto | undefined): boolean {
+  return (
+    message?.role === 'assistant' &&
+    message.reasoning_details !== undefined &&
+    (message.content === null || message.content === '') &&
+    !message.tool_calls?.length
+  );
+}
+
 /** The Responses input as a chat conversation; function calls join the assistant turn they belong to. */
 export function responsesConversation(
   body: Pick<ResponsesRequestDto, 'input' | 'instructions'>,
@@ -61,7 +117,15 @@ export function responsesConversation(
   items.forEach((entry, i) => {
     const at = `input[${i}]`;
     const item = recordAt(entry, at);
-    if (item['type'] === 'function_call') {
+    if (item['type'] === 'reasoning') {
+      // Reasoning opens the assistant turn its function calls and message then join.
+      const details = reasoningItemDetails(item, at);
+      const last = messages.at(-1);
+      const turn: ChatMessageDto = last && reasoningOnly(last) ? last : { role: 'assistant', content: null };
+      if (turn !== last) messages.push(turn);
+      turn.reasoning_details = [...(turn.reasoning_details ?? []), ...details];
+      turn.reasoning = reasoningText(turn.reasoning_details);
+    } else if (item['type'] === 'function_call') {
       const function_ = {
         name: stringAt(item['name'], `${at}.name`),
         arguments: stringAt(item['arguments'], `${at}.arguments`),
@@ -99,13 +163,15 @@ export function responsesConversation(
               ? content
               : content.map((part, p) => partToChat(part, `${at}.content[${p}]`)),
         });
+      } else if (role === 'assistant' && reasoningOnly(messages.at(-1))) {
+        (messages.at(-1) as ChatMessageDto).content = plainText(content, `${at}.content`);
       } else {
         messages.push({ role: role as ChatMessageDto['role'], content: plainText(content, `${at}.content`) });
       }
     } else {
       throw new DomainError(
         'invalid_request',
-        `${at}.type must be message, function_call or function_call_output`,
+        `${at}.type must be message, function_call, function_call_output or reasoning`,
         `${at}.type`,
       );
     }
@@ -203,6 +269,34 @@ export const messageItemId = (generationId: string): string =>
   `msg_${generationId.replace(/^gen-/, '').replace(/-/g, '')}`;
 export const functionCallItemId = (callId: string): string =>
   `fc_${callId.replace(/^(call_|toolu_|fc_)/, '')}`;
+/** The n-th reasoning item of a generation, where the provider gave the item no id. */
+export const reasoningItemId = (generationId: string, n: number): string =>
+  `rs_${generationId.replace(/^gen-/, '').replace(/-/g, '')}_${n}`;
+
+/**
+ * A reasoning item of the answer as OpenAI's reasoning item: a summary as `summary`, text as
+ * `content` with its signature, hidden reasoning as `encrypted_content`; `format` says whose it is.
+ */
+export function reasoningItem(
+  detail: ReasoningDetail,
+  id: string,
+  status: ResponsesReasoningItem['status'],
+): ResponsesReasoningItem {
+  return {
+    type: 'reasoning',
+    id: detail.id ?? id,
+    summary: detail.type === 'reasoning.summary' ? [{ type: 'summary_text', text: detail.summary }] : [],
+    ...(detail.type === 'reasoning.text'
+      ? {
+          content: [{ type: 'reasoning_text' as const, text: detail.text ?? '' }],
+          ...(detail.signature ? { signature: detail.signature } : {}),
+        }
+      : {}),
+    ...(detail.type === 'reasoning.encrypted' ? { encrypted_content: detail.data } : {}),
+    ...(detail.format ? { format: detail.format } : {}),
+    status,
+  };
+}
 
 function responsesStatus(
   finishReason: string | null,
@@ -294,7 +388,9 @@ export function responseFromCompletion(
 ): ResponsesResponse {
   const choice = completion.choices[0];
   const { status, incomplete_details } = responsesStatus(choice?.finish_reason ?? null);
-  const output: ResponsesOutputItem[] = [];
+  const output: ResponsesOutputItem[] = (choice?.message.reasoning_details ?? []).map((detail, n) =>
+    reasoningItem(detail, reasoningItemId(completion.id, n), 'completed'),
+  );
   const calls = choice?.message.tool_calls ?? [];
   const text = choice?.message.content ?? '';
   if (text !== '' || calls.length === 0)
@@ -323,7 +419,7 @@ export function responseFromCompletion(
 
 // ---- stream -----------------------------------------------------------------------------------
 
-type OpenItem = { kind: 'message'; outputIndex: number } | { kind: 'function_call'; outputIndex: number };
+type OpenItem = { kind: 'message' | 'function_call' | 'reasoning'; outputIndex: number };
 
 export interface ResponsesStreamState {
   body: ResponsesRequestDto;
@@ -333,6 +429,8 @@ export interface ResponsesStreamState {
   open: OpenItem | null;
   /** Output index of each streamed tool call, by its chat tool-call index. */
   toolItems: Record<number, number>;
+  /** Output index of each streamed reasoning item, by its index among the reasoning items. */
+  reasoningItems: Record<number, number>;
   finished: boolean;
 }
 
@@ -385,6 +483,8 @@ function closeOpen(
       content_index: 0,
       part: clone(part),
     });
+  } else if (item.type === 'reasoning') {
+    closeReasoning(item, index, out);
   } else {
     out.emit({
       type: 'response.function_call_arguments.done',
@@ -397,6 +497,83 @@ function closeOpen(
   const done: ResponsesOutputItem = { ...clone(item), status };
   out.emit({ type: 'response.output_item.done', output_index: index, item: clone(done) });
   return { ...state, open: null, output: replaceItem(state.output, index, done) };
+}
+
+/** OpenAI's closing events of a reasoning item's text or summary. */
+function closeReasoning(item: ResponsesReasoningItem, index: number, out: Emitter): void {
+  const at = { item_id: item.id, output_index: index };
+  const text = item.content?.[0]?.text;
+  if (text) out.emit({ type: 'response.reasoning_text.done', ...at, content_index: 0, text });
+  const summary = item.summary[0];
+  if (summary) {
+    out.emit({ type: 'response.reasoning_summary_text.done', ...at, summary_index: 0, text: summary.text });
+    out.emit({ type: 'response.reasoning_summary_part.done', ...at, summary_index: 0, part: clone(summary) });
+  }
+}
+
+/**
+ * A piece of a reasoning item, streamed as OpenAI streams reasoning: the item is added empty, its
+ * text arrives as reasoning_text deltas and a summary as reasoning_summary_text deltas; a signature
+ * or encrypted content is set on the item, which output_item.done then carries whole.
+ */
+function applyReasoning(
+  state: ResponsesStreamState,
+  out: Emitter,
+  piece: ReasoningDetail,
+  generationId: string,
+): ResponsesStreamState {
+  let next = state;
+  const key = piece.index ?? 0;
+  let index = next.reasoningItems[key];
+  if (index === undefined) {
+    next = closeOpen(next, out, 'completed');
+    index = next.output.length;
+    const item: ResponsesReasoningItem = {
+      type: 'reasoning',
+      id: piece.id ?? reasoningItemId(generationId, key),
+      summary: [],
+      ...(piece.format ? { format: piece.format } : {}),
+      status: 'in_progress',
+    };
+    out.emit({ type: 'response.output_item.added', output_index: index, item: clone(item) });
+    next = {
+      ...next,
+      open: { kind: 'reasoning', outputIndex: index },
+      output: [...next.output, item],
+      reasoningItems: { ...next.reasoningItems, [key]: index },
+    };
+  }
+  const item = clone(next.output[index] as ResponsesReasoningItem);
+  const at = { item_id: item.id, output_index: index };
+  if (piece.type === 'reasoning.text') {
+    if (piece.text) {
+      out.emit({ type: 'response.reasoning_text.delta', ...at, content_index: 0, delta: piece.text });
+      const content = item.content?.[0] ?? { type: 'reasoning_text' as const, text: '' };
+      item.content = [{ ...content, text: content.text + piece.text }];
+    }
+    if (piece.signature) item.signature = piece.signature;
+  }
+  if (piece.type === 'reasoning.summary' && piece.summary) {
+    if (item.summary.length === 0) {
+      item.summary = [{ type: 'summary_text', text: '' }];
+      out.emit({
+        type: 'response.reasoning_summary_part.added',
+        ...at,
+        summary_index: 0,
+        part: { type: 'summary_text', text: '' },
+      });
+    }
+    out.emit({
+      type: 'response.reasoning_summary_text.delta',
+      ...at,
+      summary_index: 0,
+      delta: piece.summary,
+    });
+    item.summary = [{ type: 'summary_text', text: item.summary[0].text + piece.summary }];
+  }
+  if (piece.type === 'reasoning.encrypted')
+    item.encrypted_content = (item.encrypted_content ?? '') + piece.data;
+  return { ...next, output: replaceItem(next.output, index, item) };
 }
 
 function openMessage(state: ResponsesStreamState, out: Emitter, generationId: string): ResponsesStreamState {
@@ -487,7 +664,8 @@ function finish(
   const { status, incomplete_details } = responsesStatus(finishReason);
   const itemStatus = status === 'completed' ? 'completed' : 'incomplete';
   let next = closeOpen(state, out, itemStatus);
-  if (next.output.length === 0) next = closeOpen(openMessage(next, out, chunk.id), out, itemStatus);
+  if (next.output.every((item) => item.type === 'reasoning'))
+    next = closeOpen(openMessage(next, out, chunk.id), out, itemStatus);
   const shell = next.shell as ResponsesResponse;
   const response: ResponsesResponse = {
     ...shell,
@@ -517,6 +695,7 @@ function onChunk(
   }
   const choice = chunk.choices[0];
   if (!choice) return next;
+  for (const piece of choice.delta.reasoning_details ?? []) next = applyReasoning(next, out, piece, chunk.id);
   if (choice.delta.content) {
     if (next.open?.kind !== 'message') next = openMessage(closeOpen(next, out, 'completed'), out, chunk.id);
     next = appendText(next, out, choice.delta.content);
@@ -527,7 +706,16 @@ function onChunk(
 
 export function responsesStreamTranslator(body: ResponsesRequestDto): StreamTranslator<ResponsesStreamState> {
   return {
-    initial: { body, shell: null, sequence: 0, output: [], open: null, toolItems: {}, finished: false },
+    initial: {
+      body,
+      shell: null,
+      sequence: 0,
+      output: [],
+      open: null,
+      toolItems: {},
+      reasoningItems: {},
+      finished: false,
+    },
     started: (state) => state.shell !== null,
     step: (state: ResponsesStreamState, input: StreamInput): StreamStep<ResponsesStreamState> => {
       if (state.finished) return { state, events: [] };

@@ -1,3 +1,4 @@
+import { ANTHROPIC_REASONING_FORMAT, type ReasoningDetail } from '@gw/contracts';
 import type { ChatMessageDto } from '@gw/dto';
 import {
   type ChatAdapter,
@@ -29,6 +30,8 @@ type AnthropicBlock =
       type: 'image';
       source: { type: 'url'; url: string } | { type: 'base64'; media_type: string; data: string };
     }
+  | { type: 'thinking'; thinking: string; signature: string }
+  | { type: 'redacted_thinking'; data: string }
   | { type: 'tool_use'; id: string; name: string; input: unknown }
   | { type: 'tool_result'; tool_use_id: string; content: string };
 
@@ -59,7 +62,7 @@ export class AnthropicWireAdapter implements ChatAdapter {
     const body = { ...toAnthropicRequest(call.request), stream: true };
     const response = await this.http.post(this.url(call), this.headers(call), body, call.signal);
     let input: AnthropicUsage = {};
-    const toolIndexByBlock = new Map<number, number>();
+    const blocks = new AnswerBlocks();
     let stopped = false;
     for await (const event of this.http.events(response, isMessageStop)) {
       const data = parse(event.data);
@@ -70,44 +73,16 @@ export class AnthropicWireAdapter implements ChatAdapter {
           if (prompt !== undefined) yield { promptTokens: prompt };
           break;
         }
-        case 'content_block_start':
-          if (
-            data.content_block?.type === 'tool_use' &&
-            typeof data.content_block.id === 'string' &&
-            typeof data.content_block.name === 'string'
-          ) {
-            const index = toolIndexByBlock.size;
-            toolIndexByBlock.set(data.index ?? 0, index);
-            yield {
-              toolCalls: [
-                {
-                  index,
-                  id: data.content_block.id,
-                  type: 'function',
-                  function: { name: data.content_block.name, arguments: '' },
-                },
-              ],
-            };
-          }
+        case 'content_block_start': {
+          const started = blocks.start(data.index ?? 0, data.content_block);
+          if (started) yield started;
           break;
-        case 'content_block_delta':
-          if (data.delta?.type === 'text_delta' && typeof data.delta.text === 'string' && data.delta.text)
-            yield { content: data.delta.text };
-          if (
-            data.delta?.type === 'input_json_delta' &&
-            typeof data.delta.partial_json === 'string' &&
-            data.delta.partial_json
-          ) {
-            yield {
-              toolCalls: [
-                {
-                  index: toolIndexByBlock.get(data.index ?? 0) ?? 0,
-                  function: { arguments: data.delta.partial_json },
-                },
-              ],
-            };
-          }
+        }
+        case 'content_block_delta': {
+          const delta = blocks.delta(data.index ?? 0, data.delta);
+          if (delta) yield delta;
           break;
+        }
         case 'message_delta': {
           const usage = toUsage(
             { ...input, ...definedFields(data.usage) },
@@ -144,10 +119,99 @@ interface AnthropicStreamEvent {
   type?: string;
   index?: number;
   message?: { usage?: AnthropicUsage };
-  content_block?: { type?: string; id?: string; name?: string };
-  delta?: { type?: string; text?: string; partial_json?: string; stop_reason?: string | null };
+  content_block?: AnthropicBlockStart;
+  delta?: AnthropicDelta;
   usage?: AnthropicUsage;
   error?: { type?: string; message?: string };
+}
+
+interface AnthropicBlockStart {
+  type?: string;
+  id?: string;
+  name?: string;
+  thinking?: string;
+  signature?: string;
+  data?: string;
+}
+
+interface AnthropicDelta {
+  type?: string;
+  text?: string;
+  partial_json?: string;
+  thinking?: string;
+  signature?: string;
+  stop_reason?: string | null;
+}
+
+const nonEmpty = (value: unknown): value is string => typeof value === 'string' && value !== '';
+
+/**
+ * The content blocks of one streamed answer, by Anthropic's block index: tool_use blocks become the
+ * chat's tool calls, numbered in order; thinking and redacted_thinking blocks its reasoning items,
+ * numbered in order too, each with the signature or data that lets Anthropic take it back.
+ */
+class AnswerBlocks {
+  private readonly tools = new Map<number, number>();
+  private readonly reasoning = new Map<number, number>();
+
+  start(block: number, start: AnthropicBlockStart | undefined): UpstreamStreamEvent | null {
+    if (start?.type === 'tool_use' && typeof start.id === 'string' && typeof start.name === 'string') {
+      const index = this.tools.size;
+      this.tools.set(block, index);
+      return {
+        toolCalls: [{ index, id: start.id, type: 'function', function: { name: start.name, arguments: '' } }],
+      };
+    }
+    if (start?.type === 'thinking') {
+      const index = this.reasoningIndex(block);
+      return this.thinking(index, start.thinking, start.signature);
+    }
+    if (start?.type === 'redacted_thinking' && typeof start.data === 'string') {
+      const index = this.reasoningIndex(block);
+      return {
+        reasoningDetails: [
+          { type: 'reasoning.encrypted', data: start.data, format: ANTHROPIC_REASONING_FORMAT, index },
+        ],
+      };
+    }
+    return null;
+  }
+
+  delta(block: number, delta: AnthropicDelta | undefined): UpstreamStreamEvent | null {
+    if (delta?.type === 'text_delta' && nonEmpty(delta.text)) return { content: delta.text };
+    if (delta?.type === 'input_json_delta' && nonEmpty(delta.partial_json))
+      return {
+        toolCalls: [{ index: this.tools.get(block) ?? 0, function: { arguments: delta.partial_json } }],
+      };
+    if (delta?.type === 'thinking_delta' || delta?.type === 'signature_delta') {
+      const index = this.reasoning.get(block) ?? this.reasoningIndex(block);
+      return this.thinking(index, delta.thinking, delta.signature);
+    }
+    return null;
+  }
+
+  private reasoningIndex(block: number): number {
+    const index = this.reasoning.size;
+    this.reasoning.set(block, index);
+    return index;
+  }
+
+  /** A piece of a thinking block: its text, its signature (which Anthropic sends last), or both. */
+  private thinking(index: number, text: unknown, signature: unknown): UpstreamStreamEvent | null {
+    if (!nonEmpty(text) && !nonEmpty(signature)) return null;
+    return {
+      ...(nonEmpty(text) ? { reasoning: text } : {}),
+      reasoningDetails: [
+        {
+          type: 'reasoning.text',
+          ...(nonEmpty(text) ? { text } : {}),
+          ...(nonEmpty(signature) ? { signature } : {}),
+          format: ANTHROPIC_REASONING_FORMAT,
+          index,
+        },
+      ],
+    };
+  }
 }
 
 /** Anthropic's error types that say when to come back rather than what went wrong. */
@@ -251,7 +315,41 @@ export function toAnthropicRequest(request: UpstreamChatRequest): Record<string,
     ...(request.tools?.length && request.tool_choice ? { tool_choice: toolChoice(request.tool_choice) } : {}),
     ...(request.user ? { metadata: { user_id: request.user } } : {}),
     ...(request.stop?.length ? { stop_sequences: request.stop } : {}),
+    ...thinkingSetting(request),
   };
+}
+
+/** OpenRouter's budget for an effort on a model that takes a budget: this share of the answer's max_tokens. */
+const EFFORT_BUDGET_SHARE: Record<string, number> = {
+  max: 0.95,
+  xhigh: 0.95,
+  high: 0.8,
+  medium: 0.5,
+  low: 0.2,
+  minimal: 0.1,
+};
+/** Anthropic's least thinking budget, and the most OpenRouter derives from an effort. */
+const MIN_THINKING_BUDGET = 1024;
+const MAX_EFFORT_BUDGET = 128_000;
+
+/**
+ * Anthropic's `thinking` from the reasoning settings: a budget as given (Messages' budget_tokens,
+ * chat's reasoning.max_tokens) is sent as it is, for Anthropic to judge; one derived from an effort
+ * as OpenRouter derives it, and only when it fits below max_tokens, which Anthropic requires.
+ */
+function thinkingSetting(request: UpstreamChatRequest): { thinking?: Record<string, unknown> } {
+  const reasoning = request.reasoning;
+  if (!reasoning) return {};
+  if (reasoning.enabled === false || reasoning.effort === 'none') return { thinking: { type: 'disabled' } };
+  if (reasoning.max_tokens !== undefined)
+    return { thinking: { type: 'enabled', budget_tokens: reasoning.max_tokens } };
+  const share = EFFORT_BUDGET_SHARE[reasoning.effort ?? ''];
+  if (share === undefined && reasoning.enabled !== true) return {};
+  const budget =
+    share === undefined
+      ? MIN_THINKING_BUDGET
+      : Math.max(Math.min(Math.floor(request.max_tokens * share), MAX_EFFORT_BUDGET), MIN_THINKING_BUDGET);
+  return budget < request.max_tokens ? { thinking: { type: 'enabled', budget_tokens: budget } } : {};
 }
 
 function toolChoice(choice: NonNullable<UpstreamChatRequest['tool_choice']>): Record<string, unknown> {
@@ -261,12 +359,30 @@ function toolChoice(choice: NonNullable<UpstreamChatRequest['tool_choice']>): Re
   return { type: 'tool', name: choice.function.name };
 }
 
+/**
+ * The reasoning items Anthropic can take back, as the thinking blocks they were: signed thinking
+ * and redacted thinking of Anthropic's format (or of none named). Anthropic refuses thinking it
+ * cannot verify, so unsigned text, summaries and other providers' encrypted reasoning are left out.
+ */
+export function thinkingBlocks(details: ReasoningDetail[] | undefined): AnthropicBlock[] {
+  return (details ?? []).flatMap((detail): AnthropicBlock[] => {
+    if (detail.format !== undefined && detail.format !== ANTHROPIC_REASONING_FORMAT) return [];
+    if (detail.type === 'reasoning.text' && nonEmpty(detail.signature))
+      return [{ type: 'thinking', thinking: detail.text ?? '', signature: detail.signature }];
+    if (detail.type === 'reasoning.encrypted' && nonEmpty(detail.data))
+      return [{ type: 'redacted_thinking', data: detail.data }];
+    return [];
+  });
+}
+
 function toBlocks(message: ChatMessageDto): AnthropicBlock[] {
   if (message.role === 'tool')
     return [
       { type: 'tool_result', tool_use_id: message.tool_call_id ?? '', content: textOf(message.content) },
     ];
-  const blocks: AnthropicBlock[] = [];
+  // Anthropic wants an assistant turn's thinking before its text and tool calls.
+  const blocks: AnthropicBlock[] =
+    message.role === 'assistant' ? thinkingBlocks(message.reasoning_details) : [];
   if (typeof message.content === 'string') {
     if (message.content !== '') blocks.push({ type: 'text', text: message.content });
   } else if (Array.isArray(message.content)) {

@@ -52,6 +52,21 @@ const WIRE_FRAMES: Record<Wire, fc.Arbitrary<string>[]> = {
         ],
       }),
     ),
+    fc.record({ reasoning: oddValue, details: oddValue, type: oddValue, signature: oddValue }).map((r) =>
+      openAiData({
+        choices: [
+          {
+            delta: {
+              reasoning: r.reasoning,
+              reasoning_details: [
+                r.details,
+                { type: r.type, text: r.reasoning, signature: r.signature, index: r.details },
+              ],
+            },
+          },
+        ],
+      }),
+    ),
     oddValue.map((finish) => openAiData({ choices: [{ delta: {}, finish_reason: finish }] })),
     fc
       .record({ prompt: oddValue, completion: oddValue })
@@ -136,6 +151,20 @@ const WIRE_FRAMES: Record<Wire, fc.Arbitrary<string>[]> = {
       .record({ type: oddValue, message: oddValue })
       .map((error) => anthropicEvent('error', { type: 'error', error })),
     oddValue.map((data) => anthropicEvent('content_block_delta', data)),
+    fc.record({ index: oddValue, type: oddValue, data: oddValue }).map((block) =>
+      anthropicEvent('content_block_start', {
+        type: 'content_block_start',
+        index: block.index,
+        content_block: { type: block.type, thinking: block.data, signature: block.data, data: block.data },
+      }),
+    ),
+    fc.record({ index: oddValue, type: oddValue, text: oddValue }).map((delta) =>
+      anthropicEvent('content_block_delta', {
+        type: 'content_block_delta',
+        index: delta.index,
+        delta: { type: delta.type, thinking: delta.text, signature: delta.text },
+      }),
+    ),
     fc.constant(anthropicEvent('message_stop', { type: 'message_stop' })),
   ],
 };
@@ -227,8 +256,27 @@ const isCount = (value: unknown) => typeof value === 'number' && Number.isSafeIn
 function expectWellFormed(event: UpstreamStreamEvent): void {
   const fields = Object.keys(event);
   expect(
-    fields.every((f) => ['promptTokens', 'content', 'toolCalls', 'finishReason', 'usage'].includes(f)),
+    fields.every((f) =>
+      [
+        'promptTokens',
+        'content',
+        'reasoning',
+        'reasoningDetails',
+        'toolCalls',
+        'finishReason',
+        'usage',
+      ].includes(f),
+    ),
   ).toBe(true);
+  if ('reasoning' in event) expect(typeof event.reasoning).toBe('string');
+  for (const detail of event.reasoningDetails ?? []) {
+    expect(['reasoning.text', 'reasoning.encrypted', 'reasoning.summary']).toContain(detail.type);
+    const fields: Record<string, unknown> = { ...detail };
+    for (const field of ['text', 'signature', 'data', 'summary', 'id', 'format'])
+      if (field in fields) expect(typeof fields[field]).toBe('string');
+    if (detail.index !== undefined)
+      expect(Number.isSafeInteger(detail.index) && detail.index >= 0).toBe(true);
+  }
   if ('promptTokens' in event) expect(isCount(event.promptTokens)).toBe(true);
   if ('content' in event) expect(typeof event.content).toBe('string');
   if ('finishReason' in event) expect(typeof event.finishReason).toBe('string');

@@ -1,7 +1,10 @@
+import type { ReasoningDetail } from '@gw/contracts';
+import type { ChatMessageDto } from '@gw/dto';
 import {
   type ChatAdapter,
   type ChatAdapterCall,
   tokenCount,
+  type UpstreamChatRequest,
   type UpstreamStreamEvent,
   type UpstreamToolCallDelta,
   type UpstreamUsage,
@@ -33,7 +36,13 @@ interface OpenAiUsage {
 
 interface OpenAiChunk {
   choices?: Array<{
-    delta?: { content?: unknown; tool_calls?: unknown };
+    delta?: {
+      content?: unknown;
+      tool_calls?: unknown;
+      reasoning?: unknown;
+      reasoning_content?: unknown;
+      reasoning_details?: unknown;
+    };
     finish_reason?: unknown;
   }>;
   usage?: OpenAiUsage | null;
@@ -51,7 +60,7 @@ export class OpenAiWireAdapter implements ChatAdapter {
   constructor(private readonly http: UpstreamHttp) {}
 
   async *stream(call: ChatAdapterCall): AsyncIterable<UpstreamStreamEvent> {
-    const body = { ...call.request, stream: true, stream_options: { include_usage: true } };
+    const body = { ...toOpenAiRequest(call.request), stream: true, stream_options: { include_usage: true } };
     const response = await this.http.post(this.url(call), this.headers(call), body, call.signal);
     let finished = false;
     for await (const event of this.http.events(response, (event) => event.data === '[DONE]')) {
@@ -63,10 +72,14 @@ export class OpenAiWireAdapter implements ChatAdapter {
       if (chunk.error) throw streamError(chunk.error);
       const choice = chunk.choices?.[0];
       const usage = toUsage(chunk.usage);
+      const reasoning = choice?.delta?.reasoning ?? choice?.delta?.reasoning_content;
+      const details = reasoningDetails(choice?.delta?.reasoning_details);
       yield {
         ...(typeof choice?.delta?.content === 'string' && choice.delta.content !== ''
           ? { content: choice.delta.content }
           : {}),
+        ...(typeof reasoning === 'string' && reasoning !== '' ? { reasoning } : {}),
+        ...(details.length > 0 ? { reasoningDetails: details } : {}),
         ...(Array.isArray(choice?.delta?.tool_calls) && choice.delta.tool_calls.length > 0
           ? { toolCalls: toolCallDeltas(choice.delta.tool_calls) }
           : {}),
@@ -86,6 +99,53 @@ export class OpenAiWireAdapter implements ChatAdapter {
   private headers(call: ChatAdapterCall): Record<string, string> {
     return { authorization: `Bearer ${call.apiKey ?? ''}`.trim() };
   }
+}
+
+/**
+ * The request as the OpenAI wire takes it: the effort as `reasoning_effort` (OpenAI refuses the
+ * `reasoning` object, an OpenRouter field), and an assistant's reasoning only as the
+ * `reasoning_details` OpenRouter takes back; its `reasoning` text is a copy of them.
+ */
+export function toOpenAiRequest(request: UpstreamChatRequest): Omit<UpstreamChatRequest, 'reasoning'> {
+  const { reasoning: _settings, messages, ...rest } = request;
+  return { ...rest, messages: messages.map(withoutReasoningText) };
+}
+
+function withoutReasoningText(message: ChatMessageDto): ChatMessageDto {
+  if (message.reasoning === undefined && message.reasoning_details === undefined) return message;
+  const { reasoning: _text, reasoning_details: details, ...rest } = message;
+  return message.role === 'assistant' && details?.length ? { ...rest, reasoning_details: details } : rest;
+}
+
+const REASONING_FIELDS: Record<string, readonly string[]> = {
+  'reasoning.text': ['text', 'signature'],
+  'reasoning.encrypted': ['data'],
+  'reasoning.summary': ['summary'],
+};
+
+/** Reasoning pieces of the three documented types, with only their documented fields, as strings. */
+function reasoningDetails(value: unknown): ReasoningDetail[] {
+  if (!Array.isArray(value)) return [];
+  return value.flatMap((item: unknown): ReasoningDetail[] => {
+    const detail = (typeof item === 'object' && item !== null ? item : {}) as Record<string, unknown>;
+    const fields = REASONING_FIELDS[String(detail.type)];
+    if (!fields) return [];
+    const kept = Object.fromEntries(
+      [...fields, 'id', 'format']
+        .filter((field) => typeof detail[field] === 'string')
+        .map((f) => [f, detail[f]]),
+    );
+    if (detail.type === 'reasoning.encrypted' && kept.data === undefined) return [];
+    if (detail.type === 'reasoning.summary' && kept.summary === undefined) return [];
+    const index = detail.index;
+    return [
+      {
+        type: detail.type,
+        ...kept,
+        ...(typeof index === 'number' && Number.isSafeInteger(index) && index >= 0 ? { index } : {}),
+      } as ReasoningDetail,
+    ];
+  });
 }
 
 /** Tool-call pieces with only the fields of their documented types: a proxy's mangled piece cannot reach the client as another shape. */

@@ -1,3 +1,4 @@
+import type { ReasoningDetail } from '@gw/contracts';
 import type { ChatMessageDto, ToolDto } from '@gw/dto';
 import type { Usage } from '@gw/pricing';
 import type { UpstreamSignal } from './upstream-abort';
@@ -15,6 +16,8 @@ export interface UpstreamChatRequest {
   tool_choice?: 'none' | 'auto' | 'required' | { type: 'function'; function: { name: string } };
   response_format?: { type: string; json_schema?: Record<string, unknown> };
   reasoning_effort?: string;
+  /** The client's reasoning settings, for wires that take more than the effort (Anthropic's thinking budget). */
+  reasoning?: UpstreamReasoning;
   web_search_options?: Record<string, unknown>;
   user?: string;
   /** Sequences that end the answer before they would be output. */
@@ -22,6 +25,12 @@ export interface UpstreamChatRequest {
   seed?: number;
   parallel_tool_calls?: boolean;
   logit_bias?: Record<string, number>;
+}
+
+export interface UpstreamReasoning {
+  effort?: string;
+  max_tokens?: number;
+  enabled?: boolean;
 }
 
 /**
@@ -54,6 +63,10 @@ export interface UpstreamStreamEvent {
   /** The prompt's tokens as the provider counted them, when it tells before the end (Anthropic's message_start). */
   promptTokens?: number;
   content?: string;
+  /** Reasoning text, as it is also carried in the pieces of reasoningDetails. */
+  reasoning?: string;
+  /** Pieces of reasoning items in OpenRouter's shape; the pieces of one `index` make one item. */
+  reasoningDetails?: ReasoningDetail[];
   toolCalls?: UpstreamToolCallDelta[];
   finishReason?: string;
   usage?: UpstreamUsage;

@@ -56,7 +56,23 @@ export interface ResponsesFunctionCallItem {
   status: ResponsesItemStatus;
 }
 
-export type ResponsesOutputItem = ResponsesMessageItem | ResponsesFunctionCallItem;
+/**
+ * OpenAI's reasoning item: `summary`, the reasoning's text as `content`, and `encrypted_content`
+ * where the provider hid it; OpenRouter's `signature` and `format` for reasoning a provider signed.
+ * Sent back in `input`, it reaches the provider as it came.
+ */
+export interface ResponsesReasoningItem {
+  type: 'reasoning';
+  id: string;
+  summary: Array<{ type: 'summary_text'; text: string }>;
+  content?: Array<{ type: 'reasoning_text'; text: string }>;
+  encrypted_content?: string;
+  signature?: string;
+  format?: string;
+  status: ResponsesItemStatus;
+}
+
+export type ResponsesOutputItem = ResponsesMessageItem | ResponsesFunctionCallItem | ResponsesReasoningItem;
 
 /** The `response` object of the OpenAI Responses API, plus the gateway's `provider` and costs. */
 export interface ResponsesResponse {
@@ -89,7 +105,10 @@ export interface ResponsesResponse {
 export type MessagesStopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'refusal';
 
 export type MessagesContentBlock =
-  { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: unknown };
+  | { type: 'thinking'; thinking: string; signature: string }
+  | { type: 'redacted_thinking'; data: string }
+  | { type: 'text'; text: string }
+  | { type: 'tool_use'; id: string; name: string; input: unknown };
 
 /** Anthropic's usage: input_tokens excludes the tokens read from and written to the cache, which have their own counts. */
 export interface MessagesUsage {

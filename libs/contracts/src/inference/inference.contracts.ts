@@ -7,6 +7,7 @@ import type {
   ServerToolUse,
 } from '../billing/billing.contracts';
 import { PaidRequestEnvelope } from './paid-request';
+import type { ReasoningDetail } from './reasoning';
 
 /** Which public API the request came through; recorded in history as `apiType`. */
 export type InferenceApiType = 'chat_completions' | 'responses' | 'messages' | (string & {});
@@ -66,7 +67,14 @@ export interface ChatCompletion {
   provider: string;
   choices: Array<{
     index: number;
-    message: { role: 'assistant'; content: string | null; tool_calls?: ChatToolCall[] };
+    message: {
+      role: 'assistant';
+      content: string | null;
+      tool_calls?: ChatToolCall[];
+      /** The reasoning's text and its items, as OpenRouter returns them, when the provider reasoned. */
+      reasoning?: string;
+      reasoning_details?: ReasoningDetail[];
+    };
     finish_reason: ChatFinishReason;
   }>;
   usage: ChatCompletionUsage;
@@ -88,7 +96,14 @@ export interface ChatCompletionChunk {
   provider: string;
   choices: Array<{
     index: number;
-    delta: { role?: 'assistant'; content?: string | null; tool_calls?: ChatToolCallDelta[] };
+    delta: {
+      role?: 'assistant';
+      content?: string | null;
+      tool_calls?: ChatToolCallDelta[];
+      reasoning?: string;
+      /** Pieces of reasoning items; the pieces with one `index` make one item (see mergeReasoningDetails). */
+      reasoning_details?: ReasoningDetail[];
+    };
     finish_reason: ChatFinishReason | null;
   }>;
   usage?: ChatCompletionUsage;

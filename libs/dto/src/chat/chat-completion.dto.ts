@@ -1,5 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import type { ReasoningDetail } from '@gw/contracts';
 import { ChatToolCallDto } from './chat-message.dto';
+import { REASONING_DETAIL_SCHEMA } from './reasoning-details';
 
 export type ChatFinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | (string & {});
 
@@ -29,6 +31,20 @@ export class ChatCompletionMessageDto {
 
   @ApiPropertyOptional({ type: [ChatToolCallDto] })
   tool_calls?: ChatToolCallDto[];
+
+  @ApiPropertyOptional({
+    example: 'The user greets me.',
+    description: 'The reasoning text, when the provider reasoned',
+  })
+  reasoning?: string;
+
+  @ApiPropertyOptional({
+    type: 'array',
+    items: REASONING_DETAIL_SCHEMA,
+    description:
+      'The reasoning items (OpenRouter’s shape), signed or encrypted as the provider gave them; send them back with the message',
+  })
+  reasoning_details?: ReasoningDetail[];
 }
 
 export class ChatCompletionChoiceDto {
@@ -88,6 +104,16 @@ export class ChatCompletionDeltaDto {
 
   @ApiPropertyOptional({ type: [ChatCompletionChunkToolCallDto] })
   tool_calls?: ChatCompletionChunkToolCallDto[];
+
+  @ApiPropertyOptional({ example: 'The user' })
+  reasoning?: string;
+
+  @ApiPropertyOptional({
+    type: 'array',
+    items: REASONING_DETAIL_SCHEMA,
+    description: 'Pieces of reasoning items: the pieces with one index make one item',
+  })
+  reasoning_details?: ReasoningDetail[];
 }
 
 export class ChatCompletionChunkChoiceDto {

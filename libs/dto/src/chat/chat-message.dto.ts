@@ -1,7 +1,9 @@
 import { ApiProperty, ApiPropertyOptional, SchemaObject } from '@nestjs/swagger';
 import { IsDefined, IsIn, IsNotEmpty, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
 import { NestedObject, NestedObjectArray } from '../common/nested-object';
+import type { ReasoningDetail } from '@gw/contracts';
 import { ChatContentPart, IMAGE_DETAILS, IsChatContent } from './chat-content';
+import { IsReasoningDetails, REASONING_DETAIL_SCHEMA } from './reasoning-details';
 
 export const CHAT_ROLES = ['system', 'developer', 'user', 'assistant', 'tool'] as const;
 export type ChatRole = (typeof CHAT_ROLES)[number];
@@ -106,6 +108,26 @@ export class ChatMessageDto {
   @IsOptional()
   @NestedObjectArray(() => ChatToolCallDto)
   tool_calls?: ChatToolCallDto[];
+
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    description:
+      "An assistant's reasoning text as the gateway returned it; its reasoning_details are what is sent on",
+  })
+  @IsOptional()
+  @IsString()
+  reasoning?: string | null;
+
+  @ApiPropertyOptional({
+    type: 'array',
+    items: REASONING_DETAIL_SCHEMA,
+    description:
+      "An assistant's reasoning items as the gateway returned them (OpenRouter's shape); sent back unchanged, the provider that produced them continues from them",
+  })
+  @IsOptional()
+  @IsReasoningDetails()
+  reasoning_details?: ReasoningDetail[];
 }
 
 function isToolCallingAssistant(message: ChatMessageDto): boolean {

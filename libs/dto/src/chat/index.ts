@@ -5,3 +5,4 @@ export * from './chat-completion-request.dto';
 export * from './chat-completion.dto';
 export * from './chat-validators';
 export * from './chat-completion-message.dto';
+export * from './reasoning-details';

@@ -18,14 +18,16 @@ export type MessagesToolResultBlock = {
   content?: string | Array<MessagesTextBlock | MessagesImageBlock>;
   is_error?: boolean;
 };
-/** Earlier thinking is accepted in an assistant turn and not sent on: no provider can verify its signature. */
-export type MessagesThinkingBlock = { type: 'thinking' | 'redacted_thinking' };
+/** Earlier thinking of an assistant turn, sent back as Anthropic returned it: the provider checks its signature. */
+export type MessagesThinkingBlock = { type: 'thinking'; thinking: string; signature: string };
+export type MessagesRedactedThinkingBlock = { type: 'redacted_thinking'; data: string };
 export type MessagesInputBlock =
   | MessagesTextBlock
   | MessagesImageBlock
   | MessagesToolUseBlock
   | MessagesToolResultBlock
-  | MessagesThinkingBlock;
+  | MessagesThinkingBlock
+  | MessagesRedactedThinkingBlock;
 
 type Loose = Record<string, unknown>;
 const isString = (value: unknown): value is string => typeof value === 'string';
@@ -63,10 +65,14 @@ function blockProblem(block: unknown, path: string, role: unknown, nested: boole
         ? null
         : contentProblem(block.content, `${path}.content`, role, true);
     case 'thinking':
+      if (nested || role !== 'assistant') return `${path}: thinking blocks belong to assistant messages`;
+      if (!isString(block.thinking)) return `${path}.thinking must be a string`;
+      return isString(block.signature) ? null : `${path}.signature must be a string`;
     case 'redacted_thinking':
-      return !nested && role === 'assistant' ? null : `${path}: thinking blocks belong to assistant messages`;
+      if (nested || role !== 'assistant') return `${path}: thinking blocks belong to assistant messages`;
+      return isString(block.data) ? null : `${path}.data must be a string`;
     default:
-      return `${path}.type must be one of text, image, tool_use, tool_result, thinking`;
+      return `${path}.type must be one of text, image, tool_use, tool_result, thinking, redacted_thinking`;
   }
 }
 

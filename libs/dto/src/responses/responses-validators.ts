@@ -29,8 +29,26 @@ export interface ResponsesFunctionCallOutputInput {
   output: string | ResponsesInputPart[];
 }
 
+/**
+ * A reasoning item of an earlier response, sent back as it was returned: OpenAI's fields, and
+ * OpenRouter's `signature` and `format` for reasoning the provider signed.
+ */
+export interface ResponsesReasoningInput {
+  type: 'reasoning';
+  id?: string;
+  summary: Array<{ type: 'summary_text'; text: string }>;
+  content?: Array<{ type: 'reasoning_text'; text: string }>;
+  encrypted_content?: string | null;
+  signature?: string | null;
+  format?: string;
+  status?: string;
+}
+
 export type ResponsesInputItem =
-  ResponsesMessageInput | ResponsesFunctionCallInput | ResponsesFunctionCallOutputInput;
+  | ResponsesMessageInput
+  | ResponsesFunctionCallInput
+  | ResponsesFunctionCallOutputInput
+  | ResponsesReasoningInput;
 
 const isString = (value: unknown): value is string => typeof value === 'string';
 
@@ -78,7 +96,28 @@ function itemProblem(item: unknown, path: string): string | null {
     if (!isString(item.call_id)) return `${path}.call_id must be a string`;
     return contentProblem(item.output, `${path}.output`);
   }
-  return `${path}.type must be one of message, function_call, function_call_output`;
+  if (type === 'reasoning') return reasoningProblem(item, path);
+  return `${path}.type must be one of message, function_call, function_call_output, reasoning`;
+}
+
+/** Why the texts of a reasoning item's `summary` or `content` are invalid, or null: parts of one type, each with its text. */
+function reasoningPartsProblem(parts: unknown, type: string, path: string): string | null {
+  if (!Array.isArray(parts)) return `${path} must be an array`;
+  const index = parts.findIndex((part) => !isPlainObject(part) || part.type !== type || !isString(part.text));
+  return index === -1 ? null : `${path}[${index}] must be {"type": "${type}", "text": ...}`;
+}
+
+function reasoningProblem(item: Record<string, unknown>, path: string): string | null {
+  const summary = reasoningPartsProblem(item.summary, 'summary_text', `${path}.summary`);
+  if (summary) return summary;
+  if (item.content !== undefined && item.content !== null) {
+    const content = reasoningPartsProblem(item.content, 'reasoning_text', `${path}.content`);
+    if (content) return content;
+  }
+  for (const field of ['id', 'encrypted_content', 'signature', 'format'])
+    if (item[field] !== undefined && item[field] !== null && !isString(item[field]))
+      return `${path}.${field} must be a string`;
+  return null;
 }
 
 /** Why `input` of a Responses request is invalid, or null: a string, or an array of input items. */
