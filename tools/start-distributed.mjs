@@ -81,9 +81,24 @@ process.stdout.write(
   ].join('\n') + '\n',
 );
 
-const stopAll = (signal) => {
-  for (const child of children) child.kill(signal);
-  setTimeout(() => process.exit(0), 3000).unref();
+// The gateway first, so that no new request reaches the services, which then finish theirs
+// (SHUTDOWN_GRACE_MS at most) and drain NATS. A second Ctrl-C stops everything at once.
+const running = (child) => child.exitCode === null && child.signalCode === null;
+const exited = (child) =>
+  running(child) ? new Promise((resolve) => child.once('exit', resolve)) : undefined;
+let stopping = false;
+const stopAll = async () => {
+  if (stopping) {
+    for (const child of children.filter(running)) child.kill('SIGKILL');
+    process.exit(1);
+  }
+  stopping = true;
+  const gateway = children.at(-1);
+  gateway.kill('SIGTERM');
+  await exited(gateway);
+  for (const child of children.filter(running)) child.kill('SIGTERM');
+  await Promise.all(children.map(exited));
+  process.exit(0);
 };
-process.on('SIGINT', () => stopAll('SIGTERM'));
-process.on('SIGTERM', () => stopAll('SIGTERM'));
+process.on('SIGINT', () => void stopAll());
+process.on('SIGTERM', () => void stopAll());

@@ -18,7 +18,7 @@ import { GatewayBillingModule } from './billing/gateway-billing.module';
 import { GatewayEmbeddingsModule } from './embeddings/gateway-embeddings.module';
 import { GatewayFormatsModule } from './formats/gateway-formats.module';
 import { UndeliveredGenerations } from './generations/undelivered-generations';
-import { HealthController } from './health/health.controller';
+import { GatewayHealthModule } from './health/gateway-health.module';
 import { configureConnectionErrors } from './http/connection-errors';
 import { RequestBodyInterceptor } from './http/request-body.interceptor';
 import { observeRequests, serveMetrics } from './http/request-observer';
@@ -61,8 +61,8 @@ export class ApiGatewayModule {
         GatewayOAuthModule,
         GatewayStorageModule,
         GatewayTranscriptionsModule,
+        GatewayHealthModule,
       ],
-      controllers: [HealthController],
       providers: [
         { provide: API_GATEWAY_ENV, useValue: options.env },
         { provide: APP_INTERCEPTOR, useClass: RequestBodyInterceptor },

@@ -1,6 +1,17 @@
 // Decorator metadata (env schemas, DTOs, entities) needs the Reflect API before any class is defined.
 import 'reflect-metadata';
-import { checkNats, createLogger, listenHttp, loadEnv, natsAuth, runMain } from '@gw/platform';
+import {
+  checkNats,
+  createLogger,
+  HttpDrain,
+  listenHttp,
+  loadEnv,
+  natsAuth,
+  onShutdownSignal,
+  Readiness,
+  runMain,
+  stopHttpApp,
+} from '@gw/platform';
 import { createBlobStore } from '@gw/platform/blobs';
 import { ApiGatewayEnv } from './api-gateway.env';
 import { createApiGatewayApp } from './api-gateway.module';
@@ -19,11 +30,18 @@ runMain('api-gateway', async () => {
         auth: natsAuth(env),
         rpcTimeoutMs: env.RPC_TIMEOUT_MS,
         blobs: createBlobStore(env),
+        drainTimeoutMs: env.SHUTDOWN_GRACE_MS,
       },
     },
     logger,
   );
-  app.enableShutdownHooks();
+  // SIGTERM: readiness fails, no new connection, requests and streams in flight finish, NATS drains.
+  const drain = HttpDrain.install(app);
+  onShutdownSignal(env.SHUTDOWN_GRACE_MS, async (signal) => {
+    logger.log(`${signal} received`);
+    await stopHttpApp(app, drain, app.get(Readiness), logger, env.SHUTDOWN_GRACE_MS);
+    process.exit(0);
+  });
   await listenHttp(app, env.PORT, env.HOST);
   logger.log(`Gateway listening on http://${env.HOST}:${env.PORT}/api (Swagger UI at /api/docs)`);
 });

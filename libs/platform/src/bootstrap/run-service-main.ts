@@ -1,13 +1,22 @@
-import { type DynamicModule } from '@nestjs/common';
+import { type DynamicModule, type INestMicroservice, type LoggerService } from '@nestjs/common';
+import { type NatsConnection } from '@nats-io/transport-node';
+import { type Server } from 'node:http';
+import { DataSource } from 'typeorm';
 import { type ServiceEnv } from '../env/base-env';
 import { loadEnv } from '../env/load-env';
 import { migrateServiceDatabase, type ServiceDatabaseOptions } from '../database/service-database';
+import { postgresCheck } from '../database/postgres-check';
 import { createLogger } from '../logging/logger';
 import { type BlobStore } from '../blobs/blob-store';
+import { type BlobStoreSettings } from '../blobs/blob-store-env';
+import { createBlobStore } from '../blobs/create-blob-store';
 import { natsAuth, type TransportOptions } from '../transport/transport-options';
 import { startHealthServer } from './health-server';
 import { checkPostgres } from '../database/postgres-check';
 import { checkNats } from './dependency-check';
+import { blobStoreCheck, natsCheck } from './dependency-checks';
+import { type DependencyCheck, Readiness } from './readiness';
+import { onShutdownSignal } from './shutdown-signal';
 import { startService } from './start-service';
 import { runMain } from './startup-failure';
 
@@ -25,7 +34,9 @@ export interface ServiceMainOptions<Env extends ServiceEnv> {
  * The entry point of every NATS service in the distributed mode: validate the environment (a bad
  * variable stops the process naming it), `--migrate` applies the migrations and exits, otherwise
  * serve on NATS with a health endpoint for the orchestrator. PostgreSQL and NATS are tried once
- * first, so an unreachable one stops the process naming its address.
+ * first, so an unreachable one stops the process naming its address. SIGTERM or SIGINT drains:
+ * readiness fails, the handlers in flight finish (SHUTDOWN_GRACE_MS at most), NATS drains, then
+ * the database closes.
  */
 export function runServiceMain<Env extends ServiceEnv>(options: ServiceMainOptions<Env>): void {
   runMain(options.name, async () => {
@@ -34,18 +45,52 @@ export function runServiceMain<Env extends ServiceEnv>(options: ServiceMainOptio
     if (process.argv.includes('--migrate')) return migrateServiceDatabase(options.database(env));
     await checkNats(env.NATS_URL, natsAuth(env));
     const logger = createLogger(options.name, env.LOG_FORMAT, env.LOG_LEVEL);
-    let ready = false;
-    if (env.HEALTH_PORT > 0) await startHealthServer(env.HEALTH_PORT, () => ready);
+    const readiness = new Readiness();
+    const health = env.HEALTH_PORT > 0 ? await startHealthServer(env.HEALTH_PORT, readiness) : null;
+    const blobs = options.blobs?.(env);
     const transport: TransportOptions = {
       kind: 'nats',
       servers: env.NATS_URL,
       auth: natsAuth(env),
       rpcTimeoutMs: env.RPC_TIMEOUT_MS,
-      blobs: options.blobs?.(env),
+      blobs,
+      drainTimeoutMs: env.SHUTDOWN_GRACE_MS,
     };
     const service = await startService(options.module({ env, transport }), transport, options.name, logger);
-    service.enableShutdownHooks();
-    ready = true;
+    readiness.serve(serviceChecks(service, blobs ?? configuredBlobStore(env)));
+    onShutdownSignal(env.SHUTDOWN_GRACE_MS, (signal) =>
+      stopService(service, health, readiness, logger, signal, env.SHUTDOWN_GRACE_MS),
+    );
     logger.log(`${options.name} serving on NATS ${env.NATS_URL} (queue ${options.name})`);
   });
+}
+
+/** What a service cannot serve without: its database, its NATS connection and its blob store if it has one. */
+export function serviceChecks(service: INestMicroservice, blobs: BlobStore | null): DependencyCheck[] {
+  return [
+    postgresCheck(service.get(DataSource, { strict: false })),
+    natsCheck(() => service.unwrap<NatsConnection>()),
+    ...(blobs ? [blobStoreCheck(blobs)] : []),
+  ];
+}
+
+/** The blob store a service's environment configures (storage and media keep files), or none. */
+function configuredBlobStore(env: ServiceEnv): BlobStore | null {
+  return 'BLOB_STORE' in env ? createBlobStore(env as ServiceEnv & BlobStoreSettings) : null;
+}
+
+async function stopService(
+  service: INestMicroservice,
+  health: Server | null,
+  readiness: Readiness,
+  logger: LoggerService,
+  signal: string,
+  graceMs: number,
+): Promise<void> {
+  readiness.shutDown();
+  logger.log(`${signal}: finishing the requests in flight (at most ${graceMs} ms), then stopping`);
+  // The transport closes first (its handlers finish, NATS drains), then the providers' hooks run.
+  await service.close();
+  health?.close();
+  process.exit(0);
 }

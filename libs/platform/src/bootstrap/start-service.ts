@@ -17,6 +17,7 @@ export function serviceTransport(transport: TransportOptions, queue: string | nu
     strategy: new LivenessServerNats(
       { servers: [transport.servers], ...transport.auth, ...(queue ? { queue } : {}) },
       transport.blobs ?? null,
+      transport.drainTimeoutMs,
     ),
   };
 }
@@ -29,7 +30,7 @@ class ServiceRoot {}
  * Starts a NATS-only service with the shared error filter and its own metrics. Messages are validated by each handler's
  * contract (HandlesRpc / HandlesEvent), not by a global pipe: a global pipe validates by the emitted
  * parameter type and silently skips interfaces. Signal handling is left to the process: a service's
- * own main enables it, the embedded host closes its apps in order.
+ * own main drains it (runServiceMain), the embedded host closes its apps in order.
  */
 export async function startService(
   module: DynamicModule,

@@ -1,4 +1,6 @@
 import { Client } from 'pg';
+import { type DataSource } from 'typeorm';
+import { type DependencyCheck } from '../bootstrap/readiness';
 import { CHECK_TIMEOUT_MS, startupFailureReason } from '../bootstrap/dependency-check';
 import { StartupError } from '../env/load-env';
 
@@ -28,4 +30,9 @@ function postgresAddress(url: string): string {
   } catch {
     return 'an unparsable URL';
   }
+}
+
+/** The service's database answers a query through its own pool. */
+export function postgresCheck(dataSource: DataSource): DependencyCheck {
+  return { name: 'postgres', check: () => dataSource.query('SELECT 1') };
 }

@@ -33,6 +33,16 @@ export class NatsClientEnv extends LoggingEnv {
   @Max(600_000)
   RPC_TIMEOUT_MS: number = 10_000;
 
+  /**
+   * On SIGTERM, how long the process lets the work in flight finish (HTTP requests and streams on
+   * the gateway, handlers on a service) before it cuts what is left; the longest request (a chat or
+   * a transcription) may take 600 s. Kubernetes' terminationGracePeriodSeconds must exceed it.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(3_600_000)
+  SHUTDOWN_GRACE_MS: number = 600_000;
+
   /** The NATS user this process connects as (one per app, deploy/nats); unset on an open bus. */
   @ValidateIf((env: NatsClientEnv) => env.NATS_USER !== undefined || env.NATS_PASSWORD !== undefined)
   @IsString()

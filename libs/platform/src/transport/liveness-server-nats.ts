@@ -15,8 +15,9 @@ export class LivenessServerNats extends ClaimCheckServerNats {
   constructor(
     private readonly serverOptions: NatsServerOptions,
     blobs: BlobStore | null,
+    drainTimeoutMs?: number,
   ) {
-    super(serverOptions, blobs);
+    super(serverOptions, blobs, drainTimeoutMs);
   }
 
   override bindEvents(client: NatsConnection): void {

@@ -129,8 +129,25 @@ export class RpcClient implements OnApplicationShutdown {
     ) as Observable<Frame>;
   }
 
+  /**
+   * Drains rather than closes: what this app published leaves, and the answers of requests still
+   * open arrive, before the connection ends. The app stops its own work first (the gateway its HTTP
+   * requests, a service its handlers), so little is open by then.
+   */
   async onApplicationShutdown(): Promise<void> {
+    if (this.options.kind === 'nats') {
+      const nc = this.connection();
+      if (nc && !nc.isClosed() && !nc.isDraining()) await nc.drain().catch(() => undefined);
+    }
     await this.proxy.close();
+  }
+
+  private connection(): NatsConnection | null {
+    try {
+      return this.proxy.unwrap<NatsConnection>();
+    } catch {
+      return null;
+    }
   }
 
   async broadcast<Event extends object>(contract: BroadcastContract<Event>, event: Event): Promise<void> {

@@ -16,6 +16,8 @@ export type TransportOptions =
        * app's RpcClient and redeemed by its service; without one such a request is a 413.
        */
       blobs?: BlobStore;
+      /** How long a closing app waits for the requests its handlers are serving before it cuts them. */
+      drainTimeoutMs?: number;
     }
   | { kind: 'in-process'; bus: InProcessBus; rpcTimeoutMs: number };
 

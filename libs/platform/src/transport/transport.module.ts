@@ -40,7 +40,7 @@ export class TransportModule {
               : new InProcessDurableEvents(options.bus),
         },
       ],
-      exports: [RpcClient, CallerPresence, DurableEvents, TRANSPORT_OPTIONS],
+      exports: [RpcClient, CallerPresence, DurableEvents, TRANSPORT_OPTIONS, RPC_CLIENT_PROXY],
     };
   }
 }
