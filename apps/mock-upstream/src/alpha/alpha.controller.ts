@@ -13,12 +13,20 @@ import {
   stopSequences,
   type StreamFaultPoint,
   toolArguments,
+  words,
 } from '../chat/mock-answer';
+import {
+  invalidSignatureMessage,
+  isIssuedThinking,
+  missingThinkingMessage,
+  type MockThinking,
+  thinkingFor,
+} from '../chat/mock-thinking';
 import { cut, hasCredentials } from '../chat/upstream-credentials';
 
 interface OpenAiChatRequest {
   model?: unknown;
-  messages?: Array<{ role?: unknown; content?: unknown }>;
+  messages?: Array<{ role?: unknown; content?: unknown; tool_calls?: unknown; reasoning_details?: unknown }>;
   max_tokens?: unknown;
   max_completion_tokens?: unknown;
   stream?: unknown;
@@ -26,6 +34,8 @@ interface OpenAiChatRequest {
   tools?: Array<{ function?: { name?: unknown } }>;
   tool_choice?: unknown;
   stop?: unknown;
+  reasoning_effort?: unknown;
+  reasoning?: { effort?: unknown; max_tokens?: unknown; enabled?: unknown };
 }
 
 let sequence = 0;
@@ -41,14 +51,19 @@ export class AlphaController {
     if (!messages || messages.length === 0 || typeof body.model !== 'string') {
       return openAiError(res, 400, 'invalid_request_error', 'model and messages are required');
     }
+    const thinkingOn = asksForReasoning(body);
+    const refusal = thinkingOn ? continuationRefusal(messages) : null;
+    if (refusal) return openAiError(res, 400, 'invalid_request_error', refusal);
     const lastUser = [...messages].reverse().find((m) => m.role === 'user');
     const reply = answer({
       texts: messages.map((m) => contentText(m.content)),
       lastUserText: contentText(lastUser?.content),
       maxTokens: positiveInt(body.max_completion_tokens) ?? positiveInt(body.max_tokens),
       forcedTool: forcedTool(body),
+      firstTool: typeof body.tools?.[0]?.function?.name === 'string' ? body.tools[0].function.name : null,
       stop: stopSequences(body.stop),
     });
+    const thinking = thinkingOn ? thinkingFor(reply, reply.faults.redactedThinking) : null;
     await sleep(reply.faults.delayMs);
     if (reply.faults.retryAfterSeconds !== null)
       res.setHeader('retry-after', String(reply.faults.retryAfterSeconds));
@@ -78,6 +93,7 @@ export class AlphaController {
       return streamAnswer(
         res,
         reply,
+        thinking,
         { id, created, model: body.model },
         body.stream_options?.include_usage === true,
       );
@@ -105,8 +121,15 @@ export class AlphaController {
       object: 'chat.completion',
       created,
       model: body.model,
-      choices: [{ index: 0, message: message(reply, id), finish_reason: reply.finish, logprobs: null }],
-      usage: usage(reply),
+      choices: [
+        {
+          index: 0,
+          message: { ...message(reply, id), ...reasoningFields(thinking) },
+          finish_reason: reply.finish,
+          logprobs: null,
+        },
+      ],
+      usage: usage(reply, thinking),
     });
   }
 }
@@ -117,6 +140,60 @@ function forcedTool(body: OpenAiChatRequest): string | null {
   if (body.tool_choice === 'required' && typeof first === 'string') return first;
   const named = (body.tool_choice as { function?: { name?: unknown } } | undefined)?.function?.name;
   return typeof named === 'string' ? named : null;
+}
+
+/** OpenAI's effort, or OpenRouter's reasoning settings, short of turning reasoning off. */
+function asksForReasoning(body: OpenAiChatRequest): boolean {
+  const reasoning = body.reasoning;
+  if (typeof body.reasoning_effort === 'string') return body.reasoning_effort !== 'none';
+  if (typeof reasoning !== 'object' || reasoning === null || reasoning.enabled === false) return false;
+  return (
+    reasoning.enabled === true ||
+    reasoning.max_tokens !== undefined ||
+    (typeof reasoning.effort === 'string' && reasoning.effort !== 'none')
+  );
+}
+
+/**
+ * OpenRouter forwards an assistant's reasoning_details to Anthropic as its thinking blocks: a
+ * continuation after tool results is refused, in Anthropic's words, unless the turn that called
+ * the tools carries its thinking unchanged.
+ */
+function continuationRefusal(messages: NonNullable<OpenAiChatRequest['messages']>): string | null {
+  if (messages.at(-1)?.role !== 'tool') return null;
+  const at = messages.findLastIndex((message) => message.role === 'assistant');
+  if (at === -1) return null;
+  const details = messages[at].reasoning_details;
+  const first = (Array.isArray(details) ? details[0] : undefined) as Record<string, unknown> | undefined;
+  if (first?.type !== 'reasoning.text' && first?.type !== 'reasoning.encrypted')
+    return missingThinkingMessage(at, Array.isArray(messages[at].tool_calls) ? 'tool_use' : 'text');
+  const block =
+    first.type === 'reasoning.text' ? { thinking: first.text, signature: first.signature } : first;
+  return isIssuedThinking(block) ? null : invalidSignatureMessage(at);
+}
+
+/** The reasoning as OpenRouter returns Anthropic's thinking: its text, and the item that Anthropic takes back. */
+function reasoningFields(thinking: MockThinking | null): Record<string, unknown> {
+  if (!thinking) return {};
+  if (thinking.redactedData !== null)
+    return {
+      reasoning: null,
+      reasoning_details: [
+        { type: 'reasoning.encrypted', data: thinking.redactedData, format: 'anthropic-claude-v1', index: 0 },
+      ],
+    };
+  return {
+    reasoning: thinking.text,
+    reasoning_details: [
+      {
+        type: 'reasoning.text',
+        text: thinking.text,
+        signature: thinking.signature,
+        format: 'anthropic-claude-v1',
+        index: 0,
+      },
+    ],
+  };
 }
 
 function positiveInt(value: unknown): number | null {
@@ -139,7 +216,7 @@ function message(reply: MockAnswer, id: string): Record<string, unknown> {
 }
 
 /** OpenAI's usage object, with OpenRouter's cache_write_tokens and image_tokens; the parts are counted in their wholes. */
-function usage(reply: MockAnswer): Record<string, unknown> {
+function usage(reply: MockAnswer, thinking: MockThinking | null): Record<string, unknown> {
   const parts = reply.parts;
   const prompt =
     reply.promptTokens +
@@ -148,7 +225,8 @@ function usage(reply: MockAnswer): Record<string, unknown> {
     parts.cacheWrite1h +
     parts.audioIn +
     parts.imageIn;
-  const completion = reply.completionTokens + parts.reasoning + parts.audioOut;
+  const reasoning = parts.reasoning + (thinking?.tokens ?? 0);
+  const completion = reply.completionTokens + reasoning + parts.audioOut;
   return {
     prompt_tokens: prompt,
     completion_tokens: completion,
@@ -159,7 +237,7 @@ function usage(reply: MockAnswer): Record<string, unknown> {
       audio_tokens: parts.audioIn,
       image_tokens: parts.imageIn,
     },
-    completion_tokens_details: { reasoning_tokens: parts.reasoning, audio_tokens: parts.audioOut },
+    completion_tokens_details: { reasoning_tokens: reasoning, audio_tokens: parts.audioOut },
     ...(parts.webSearches > 0 ? { server_tool_use: { web_search_requests: parts.webSearches } } : {}),
   };
 }
@@ -167,6 +245,7 @@ function usage(reply: MockAnswer): Record<string, unknown> {
 async function streamAnswer(
   res: Response,
   reply: MockAnswer,
+  thinking: MockThinking | null,
   head: { id: string; created: number; model: string },
   includeUsage: boolean,
 ): Promise<void> {
@@ -190,6 +269,17 @@ async function streamAnswer(
 
   delta({ role: 'assistant', content: reply.toolName === null ? '' : null });
   if (fault('first')) return;
+  if (thinking?.redactedData) delta(reasoningFields(thinking));
+  else if (thinking) {
+    const format = 'anthropic-claude-v1';
+    for (const [index, word] of words(thinking.text).entries()) {
+      const text = index === 0 ? word : ` ${word}`;
+      delta({ reasoning: text, reasoning_details: [{ type: 'reasoning.text', text, format, index: 0 }] });
+    }
+    delta({
+      reasoning_details: [{ type: 'reasoning.text', signature: thinking.signature, format, index: 0 }],
+    });
+  }
   if (reply.toolName !== null) {
     delta({
       tool_calls: [
@@ -213,7 +303,7 @@ async function streamAnswer(
   }
   if (reply.faults.drop) return cut(res);
   delta({}, reply.finish);
-  if (includeUsage) send([], { usage: usage(reply) });
+  if (includeUsage) send([], { usage: usage(reply, thinking) });
   res.end('data: [DONE]\n\n');
 }
 

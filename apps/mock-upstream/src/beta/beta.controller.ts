@@ -13,7 +13,15 @@ import {
   sleep,
   stopSequences,
   type StreamFaultPoint,
+  words,
 } from '../chat/mock-answer';
+import {
+  invalidSignatureMessage,
+  isIssuedThinking,
+  missingThinkingMessage,
+  type MockThinking,
+  thinkingFor,
+} from '../chat/mock-thinking';
 import { cut, hasCredentials } from '../chat/upstream-credentials';
 
 interface AnthropicMessagesRequest {
@@ -25,6 +33,7 @@ interface AnthropicMessagesRequest {
   tools?: Array<{ name?: unknown }>;
   tool_choice?: { type?: unknown; name?: unknown };
   stop_sequences?: unknown;
+  thinking?: { type?: unknown; budget_tokens?: unknown };
 }
 
 const STOP_REASONS: Record<MockFinish, string> = {
@@ -54,6 +63,9 @@ export class BetaController {
     if (typeof body.max_tokens !== 'number' || !Number.isInteger(body.max_tokens) || body.max_tokens < 1) {
       return anthropicError(res, 400, 'invalid_request_error', 'max_tokens: Field required');
     }
+    const thinkingOn = body.thinking?.type === 'enabled';
+    const refusal = thinkingOn ? continuationRefusal(messages) : null;
+    if (refusal) return anthropicError(res, 400, 'invalid_request_error', refusal);
     const system = contentText(body.system);
     const lastUser = [...messages].reverse().find((m) => m.role === 'user');
     const reply = answer({
@@ -61,8 +73,10 @@ export class BetaController {
       lastUserText: userText(lastUser?.content),
       maxTokens: body.max_tokens,
       forcedTool: forcedTool(body),
+      firstTool: typeof body.tools?.[0]?.name === 'string' ? body.tools[0].name : null,
       stop: stopSequences(body.stop_sequences),
     });
+    const thinking = thinkingOn ? thinkingFor(reply, reply.faults.redactedThinking) : null;
     await sleep(reply.faults.delayMs);
     if (reply.faults.retryAfterSeconds !== null)
       res.setHeader('retry-after', String(reply.faults.retryAfterSeconds));
@@ -77,7 +91,7 @@ export class BetaController {
     if (reply.faults.refusal !== null)
       return anthropicError(res, 400, 'invalid_request_error', REFUSALS[reply.faults.refusal].anthropic);
     const id = `msg_mock_${++sequence}`;
-    if (body.stream === true) return streamMessage(res, reply, id, body.model);
+    if (body.stream === true) return streamMessage(res, reply, thinking, id, body.model);
     if (reply.faults.drop) {
       res.socket?.destroy();
       return;
@@ -96,9 +110,9 @@ export class BetaController {
       type: 'message',
       role: 'assistant',
       model: body.model,
-      content: contentBlocks(reply, id),
+      content: [...thinkingBlocks(thinking), ...contentBlocks(reply, id)],
       ...stopFields(reply),
-      usage: { ...inputUsage(reply), ...outputUsage(reply) },
+      usage: { ...inputUsage(reply), ...outputUsage(reply, thinking) },
     });
   }
 }
@@ -117,6 +131,32 @@ function forcedTool(body: AnthropicMessagesRequest): string | null {
   return null;
 }
 
+/**
+ * With thinking on, a conversation that ends with tool results continues the assistant turn that
+ * called the tools: Anthropic refuses it unless that turn begins with its thinking, unchanged.
+ */
+function continuationRefusal(messages: Array<{ role?: unknown; content?: unknown }>): string | null {
+  const last = messages.at(-1);
+  const results =
+    last?.role === 'user' &&
+    Array.isArray(last.content) &&
+    last.content.some((block: { type?: unknown }) => block?.type === 'tool_result');
+  if (!results) return null;
+  const at = messages.findLastIndex((message) => message.role === 'assistant');
+  if (at === -1) return null;
+  const content = messages[at].content;
+  const first = (Array.isArray(content) ? content[0] : { type: 'text' }) as Record<string, unknown>;
+  if (first?.type !== 'thinking' && first?.type !== 'redacted_thinking')
+    return missingThinkingMessage(at, typeof first?.type === 'string' ? first.type : 'text');
+  return isIssuedThinking(first) ? null : invalidSignatureMessage(at);
+}
+
+function thinkingBlocks(thinking: MockThinking | null): unknown[] {
+  if (!thinking) return [];
+  if (thinking.redactedData !== null) return [{ type: 'redacted_thinking', data: thinking.redactedData }];
+  return [{ type: 'thinking', thinking: thinking.text, signature: thinking.signature }];
+}
+
 function contentBlocks(reply: MockAnswer, id: string): unknown[] {
   if (reply.toolName !== null)
     return [
@@ -126,7 +166,13 @@ function contentBlocks(reply: MockAnswer, id: string): unknown[] {
   return [{ type: 'text', text: reply.words.join(' ') }];
 }
 
-async function streamMessage(res: Response, reply: MockAnswer, id: string, model: string): Promise<void> {
+async function streamMessage(
+  res: Response,
+  reply: MockAnswer,
+  thinking: MockThinking | null,
+  id: string,
+  model: string,
+): Promise<void> {
   res.status(200);
   res.setHeader('content-type', 'text/event-stream');
   res.setHeader('cache-control', 'no-cache');
@@ -158,32 +204,56 @@ async function streamMessage(res: Response, reply: MockAnswer, id: string, model
     },
   });
   if (fault('first')) return;
-  if (reply.toolName !== null) {
+  // Thinking comes first, as Anthropic streams it: its text in deltas, then its signature.
+  if (thinking?.redactedData) {
     send('content_block_start', {
       index: 0,
+      content_block: { type: 'redacted_thinking', data: thinking.redactedData },
+    });
+    send('content_block_stop', { index: 0 });
+  } else if (thinking) {
+    send('content_block_start', {
+      index: 0,
+      content_block: { type: 'thinking', thinking: '', signature: '' },
+    });
+    for (const [index, word] of words(thinking.text).entries())
+      send('content_block_delta', {
+        index: 0,
+        delta: { type: 'thinking_delta', thinking: index === 0 ? word : ` ${word}` },
+      });
+    send('content_block_delta', {
+      index: 0,
+      delta: { type: 'signature_delta', signature: thinking.signature },
+    });
+    send('content_block_stop', { index: 0 });
+  }
+  const block = thinking ? 1 : 0;
+  if (reply.toolName !== null) {
+    send('content_block_start', {
+      index: block,
       content_block: { type: 'tool_use', id: `toolu_${id}`, name: reply.toolName, input: {} },
     });
     send('content_block_delta', {
-      index: 0,
+      index: block,
       delta: { type: 'input_json_delta', partial_json: JSON.stringify({ text: reply.words.join(' ') }) },
     });
-    send('content_block_stop', { index: 0 });
+    send('content_block_stop', { index: block });
   } else if (reply.finish !== 'content_filter') {
-    send('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
+    send('content_block_start', { index: block, content_block: { type: 'text', text: '' } });
     for (const [index, word] of reply.words.entries()) {
       if (index > 0 && reply.faults.slowMs > 0) await sleep(reply.faults.slowMs);
       if (res.destroyed) return;
       send('content_block_delta', {
-        index: 0,
+        index: block,
         delta: { type: 'text_delta', text: index === 0 ? word : ` ${word}` },
       });
       if (reply.faults.drop) return cut(res);
       if (index === 0 && fault('mid')) return;
     }
-    send('content_block_stop', { index: 0 });
+    send('content_block_stop', { index: block });
   }
   if (reply.faults.drop) return cut(res);
-  send('message_delta', { delta: stopFields(reply), usage: outputUsage(reply) });
+  send('message_delta', { delta: stopFields(reply), usage: outputUsage(reply, thinking) });
   send('message_stop', {});
   res.end();
 }
@@ -208,10 +278,10 @@ function inputUsage(reply: MockAnswer): Record<string, unknown> {
 }
 
 /** Anthropic counts reasoning (thinking) as output; the searches it ran are in server_tool_use, told with the output. */
-function outputUsage(reply: MockAnswer): Record<string, unknown> {
+function outputUsage(reply: MockAnswer, thinking: MockThinking | null): Record<string, unknown> {
   const parts = reply.parts;
   return {
-    output_tokens: reply.completionTokens + parts.reasoning + parts.audioOut,
+    output_tokens: reply.completionTokens + parts.reasoning + parts.audioOut + (thinking?.tokens ?? 0),
     ...(parts.webSearches > 0 ? { server_tool_use: { web_search_requests: parts.webSearches } } : {}),
   };
 }

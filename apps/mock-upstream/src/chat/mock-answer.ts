@@ -15,7 +15,9 @@
  * `Retry-After: S` header to that answer, `[[delay:MS]]` waits before the first byte,
  * `[[slow:MS]]` waits between two content chunks of a stream, `[[filter]]` blocks the answer
  * (`content_filter`, empty content), `[[drop]]` cuts the connection (after the first content chunk
- * of a stream, at once for a plain call).
+ * of a stream, at once for a plain call), `[[use-tool]]` calls the first declared tool as a model
+ * does of its own accord (tool_choice auto, which is all Anthropic allows with thinking), and
+ * `[[redacted-thinking]]` answers thinking redacted (see mock-thinking.ts).
  *
  * Faults inside a stream that began with 200, as providers and the proxies before them send them:
  * `[[error-event:WHEN:CLASS]]` sends the wire's own error event (Anthropic's `event: error`,
@@ -54,6 +56,8 @@ export interface MockFaults {
   slowMs: number;
   filter: boolean;
   drop: boolean;
+  useTool: boolean;
+  redactedThinking: boolean;
 }
 
 /** The usage parts the markers asked for (see the header); zero where none did. */
@@ -117,13 +121,15 @@ export interface MockConversation {
   maxTokens: number | null;
   /** The tool the model is forced to call, if any. */
   forcedTool: string | null;
+  /** The first tool declared, which `[[use-tool]]` calls. */
+  firstTool?: string | null;
   /** Sequences that end the answer before they would be output. */
   stop: string[];
 }
 
 const MAX_DELAY_MS = 600_000;
 const MARKER =
-  /\[\[(fail|delay|slow|retry-after|cache-read|cache-write-1h|cache-write|audio-in|image-in|reasoning|audio-out|web-search):(\d+)\]\]|\[\[(filter|drop)\]\]|\[\[error-event:(first|mid):(overloaded|rate_limit|server)\]\]|\[\[malformed:(first|mid)\]\]|\[\[refuse:(context_length|invalid)\]\]/g;
+  /\[\[(fail|delay|slow|retry-after|cache-read|cache-write-1h|cache-write|audio-in|image-in|reasoning|audio-out|web-search):(\d+)\]\]|\[\[(filter|drop|use-tool|redacted-thinking)\]\]|\[\[error-event:(first|mid):(overloaded|rate_limit|server)\]\]|\[\[malformed:(first|mid)\]\]|\[\[refuse:(context_length|invalid)\]\]/g;
 
 export function words(text: string): string[] {
   return text.split(/\s+/).filter((word) => word.length > 0);
@@ -141,6 +147,8 @@ export function extractFaults(text: string): { text: string; faults: MockFaults;
     slowMs: 0,
     filter: false,
     drop: false,
+    useTool: false,
+    redactedThinking: false,
   };
   const stripped = text.replace(
     MARKER,
@@ -161,6 +169,8 @@ export function extractFaults(text: string): { text: string; faults: MockFaults;
       if (name !== undefined && name in PART_MARKERS) parts[PART_MARKERS[name]] = Number(value);
       if (flag === 'filter') faults.filter = true;
       if (flag === 'drop') faults.drop = true;
+      if (flag === 'use-tool') faults.useTool = true;
+      if (flag === 'redacted-thinking') faults.redactedThinking = true;
       if (errorWhen && errorClass) faults.errorEvent = { when: errorWhen, errorClass };
       if (malformedWhen) faults.malformed = malformedWhen;
       if (refusal) faults.refusal = refusal;
@@ -189,12 +199,13 @@ export function answer(conversation: MockConversation): MockAnswer {
       parts,
     };
   }
-  if (conversation.forcedTool) {
+  const tool = conversation.forcedTool ?? (faults.useTool ? (conversation.firstTool ?? null) : null);
+  if (tool) {
     const toolWords = words(text);
     return {
       words: toolWords,
       finish: 'tool_calls',
-      toolName: conversation.forcedTool,
+      toolName: tool,
       stopSequence: null,
       promptTokens,
       completionTokens: toolWords.length,
