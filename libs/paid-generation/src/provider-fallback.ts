@@ -41,7 +41,7 @@ export interface FallbackOptions {
   closesAttempt?: boolean;
 }
 
-/** What a fallback runs over: the providers in order, and the generation's attempt list it appends to. */
+/** What a fallback runs over: the providers in order, and the attempt list it appends to (a GenerationHold's `attempts`). */
 export interface FallbackPlan<R extends FallbackRoute> {
   routes: readonly R[];
   attempts: NewAttempt[];
