@@ -3,7 +3,7 @@ import { type NatsConnection } from '@nats-io/transport-node';
 import { type Server } from 'node:http';
 import { DataSource } from 'typeorm';
 import { type ServiceEnv } from '../env/base-env';
-import { loadEnv } from '../env/load-env';
+import { loadEnv, StartupError } from '../env/load-env';
 import { migrateServiceDatabase, type ServiceDatabaseOptions } from '../database/service-database';
 import { postgresCheck } from '../database/postgres-check';
 import { createLogger } from '../logging/logger';
@@ -56,7 +56,15 @@ export function runServiceMain<Env extends ServiceEnv>(options: ServiceMainOptio
       blobs,
       drainTimeoutMs: env.SHUTDOWN_GRACE_MS,
     };
-    const service = await startService(options.module({ env, transport }), transport, options.name, logger);
+    const database = { poolMax: env.DB_POOL_MAX, migrateOnStart: env.DB_MIGRATE_ON_START === 'true' };
+    const service = await startService(
+      options.module({ env, transport }),
+      transport,
+      options.name,
+      logger,
+      database,
+    );
+    if (!database.migrateOnStart) await refusePendingMigrations(service, options.name);
     readiness.serve(serviceChecks(service, blobs ?? configuredBlobStore(env)));
     onShutdownSignal(env.SHUTDOWN_GRACE_MS, (signal) =>
       stopService(service, health, readiness, logger, signal, env.SHUTDOWN_GRACE_MS),
@@ -72,6 +80,20 @@ export function serviceChecks(service: INestMicroservice, blobs: BlobStore | nul
     natsCheck(() => service.unwrap<NatsConnection>()),
     ...(blobs ? [blobStoreCheck(blobs)] : []),
   ];
+}
+
+/** Without migrating itself, a service still must not run against a schema older than its code. */
+async function refusePendingMigrations(service: INestMicroservice, name: string): Promise<void> {
+  const pending = await service
+    .get(DataSource, { strict: false })
+    .showMigrations()
+    .catch((err: unknown) => (err as Error).message);
+  if (pending === false) return;
+  await service.close();
+  const why = pending === true ? 'has migrations pending' : `cannot read its migrations (${pending})`;
+  throw new StartupError(
+    `${name} ${why} and DB_MIGRATE_ON_START is false: run the migrations first (the migrate Job, or node main.js --migrate with a DDL-capable DATABASE_URL)`,
+  );
 }
 
 /** The blob store a service's environment configures (storage and media keep files), or none. */

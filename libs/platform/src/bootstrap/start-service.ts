@@ -1,6 +1,7 @@
 import { type DynamicModule, type INestMicroservice, type LoggerService, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { type MicroserviceOptions } from '@nestjs/microservices';
+import { type DatabaseRuntime, DatabaseRuntimeModule } from '../database/database-runtime';
 import { RpcErrorFilter } from '../errors/rpc-error.filter';
 import { MetricsModule } from '../observability/metrics.module';
 import { InProcessServer } from '../transport/in-process-server';
@@ -37,8 +38,16 @@ export async function startService(
   transport: TransportOptions,
   queue: string,
   logger: LoggerService,
+  database?: DatabaseRuntime,
 ): Promise<INestMicroservice> {
-  const root: DynamicModule = { module: ServiceRoot, imports: [MetricsModule.forApp(queue), module] };
+  const root: DynamicModule = {
+    module: ServiceRoot,
+    imports: [
+      MetricsModule.forApp(queue),
+      ...(database ? [DatabaseRuntimeModule.forRoot(database)] : []),
+      module,
+    ],
+  };
   const app = await NestFactory.createMicroservice<MicroserviceOptions>(root, {
     ...serviceTransport(transport, queue),
     logger,

@@ -68,6 +68,19 @@ export class ServiceEnv extends NatsClientEnv {
   @IsString()
   DATABASE_URL: string = 'postgres://postgres@127.0.0.1:5432/gateway';
 
+  /** Connections each replica's pool may open: PostgreSQL's max_connections must cover every replica's. */
+  @IsInt()
+  @Min(1)
+  @Max(1_000)
+  DB_POOL_MAX: number = 10;
+
+  /**
+   * `false` where a migrations Job applies the migrations with a DDL-capable role and the service
+   * connects with one that may only read and write rows; it then refuses to start while one is pending.
+   */
+  @IsIn(['true', 'false'])
+  DB_MIGRATE_ON_START: 'true' | 'false' = 'true';
+
   /** Port of the liveness/readiness endpoint of a NATS-only service (0 disables it). */
   @IsInt()
   @Min(0)

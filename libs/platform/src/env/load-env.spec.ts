@@ -39,4 +39,15 @@ describe('loadEnv', () => {
     expect(() => loadEnv(ExampleEnv, source)).toThrow(EnvValidationError);
     expect(() => loadEnv(ExampleEnv, source)).toThrow(message);
   });
+
+  it.each([
+    ['the k8s Secret placeholder', 'PLACEHOLDER-jwt-secret-replace-me'],
+    ['a compose fallback', 'local-jwt-secret-change-me'],
+    ['a placeholder inside a URL', 'postgres://gateway:PLACEHOLDER-password@db:5432/gateway'],
+  ])('refuses %s in a variable it reads, naming the variable', (_case, value) => {
+    expect(() => loadEnv(ExampleEnv, { SECRET: value })).toThrow(
+      "SECRET: holds a template's placeholder, not a value of this deployment",
+    );
+    expect(() => loadEnv(ExampleEnv, { SECRET: 'a-secret-of-16-chars', OTHER: value })).not.toThrow();
+  });
 });

@@ -14,8 +14,15 @@ export class EnvValidationError extends StartupError {
 }
 
 /**
+ * What the shipped templates put where a secret belongs (`PLACEHOLDER-…` in k8s/base/secret.yaml,
+ * `…change-me` and `…replace-me` in examples): a deployment that still carries one was not configured.
+ */
+const PLACEHOLDER = /placeholder|change-me|replace-me/i;
+
+/**
  * Reads an app's environment once, at start, into a typed, validated object. Each app declares its
- * schema as a class with class-validator decorators and defaults as property initialisers.
+ * schema as a class with class-validator decorators and defaults as property initialisers. A
+ * variable of the schema that still holds a template's placeholder stops the start, named.
  */
 export function loadEnv<T extends object>(
   schema: new () => T,
@@ -29,7 +36,11 @@ export function loadEnv<T extends object>(
     excludeExtraneousValues: false,
   });
   const errors = validateSync(env, { whitelist: true, forbidUnknownValues: false });
-  if (errors.length > 0) throw new EnvValidationError(errors.flatMap(describe));
+  const placeholders = Object.entries(defined)
+    .filter(([name, value]) => name in env && PLACEHOLDER.test(value as string))
+    .map(([name]) => `${name}: holds a template's placeholder, not a value of this deployment`);
+  const problems = [...errors.flatMap(describe), ...placeholders];
+  if (problems.length > 0) throw new EnvValidationError(problems);
   return env;
 }
 
