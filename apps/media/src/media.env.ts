@@ -1,14 +1,92 @@
-import { IsInt, Min } from 'class-validator';
+import { IsInt, IsString, Max, Min, MinLength } from 'class-validator';
 import { ServiceEnv } from '@gw/platform';
+import { WithBlobStore } from '@gw/platform/blobs';
 
-export class MediaEnv extends ServiceEnv {
+/** The blob store holds the generated files and the replies too large for the bus (ten base64 images). */
+export class MediaEnv extends WithBlobStore(ServiceEnv) {
+  /** The model catalogue (the media models' parameters, operations, prices and providers). */
+  @IsString()
+  @MinLength(1)
+  CATALOGUE_FILE: string = 'config/catalogue.demo.json';
+
+  /** Substituted for `${MOCK_UPSTREAM_URL}` in the catalogue's base URLs. */
+  @IsString()
+  MOCK_UPSTREAM_URL: string = 'http://127.0.0.1:4010';
+
+  /** The key the demo catalogue sends to mock-upstream (it checks only that one is sent). */
+  @IsString()
+  MOCK_UPSTREAM_API_KEY: string = 'mock-upstream-key';
+
+  /** Longest wait for a provider's response headers and between two chunks of its body. */
+  @IsInt()
+  @Min(100)
+  @Max(3_600_000)
+  UPSTREAM_TIMEOUT_MS: number = 120_000;
+
   /** How often unpublished generation events are published again. */
   @IsInt()
   @Min(100)
   OUTBOX_RELAY_INTERVAL_MS: number = 5_000;
 
-  /** How often the holds of running generations are renewed; billing's RESERVATION_LEASE_MS must be several times longer. */
+  /** How often the holds of unfinished generations are renewed; billing's RESERVATION_LEASE_MS must be several times longer. */
   @IsInt()
   @Min(100)
   RESERVATION_RENEW_INTERVAL_MS: number = 15_000;
+
+  /** Job steps (provider calls, downloads) one replica runs at once. */
+  @IsInt()
+  @Min(1)
+  @Max(1_000)
+  MEDIA_JOB_CONCURRENCY: number = 16;
+
+  /** A job not finished this long after its creation fails (at no cost); below billing's RESERVATION_TTL_MS. */
+  @IsInt()
+  @Min(1_000)
+  @Max(7 * 24 * 3_600_000)
+  MEDIA_JOB_DEADLINE_MS: number = 600_000;
+
+  /** How long a job stays its runner's without a renewal: a replica that died leaves its jobs to the others this long after. */
+  @IsInt()
+  @Min(100)
+  @Max(3_600_000)
+  MEDIA_JOB_LEASE_MS: number = 30_000;
+
+  /** The longest a runner sleeps before it looks for due jobs (created by another replica, or left by a dead one). */
+  @IsInt()
+  @Min(10)
+  @Max(60_000)
+  MEDIA_IDLE_POLL_MS: number = 2_000;
+
+  /** The first wait before a provider's video job is asked about; it doubles up to MEDIA_POLL_MAX_MS. */
+  @IsInt()
+  @Min(10)
+  @Max(600_000)
+  MEDIA_POLL_FIRST_MS: number = 1_000;
+
+  @IsInt()
+  @Min(10)
+  @Max(600_000)
+  MEDIA_POLL_MAX_MS: number = 10_000;
+
+  /** How often a safe step (a poll, a download, a call that never reached the provider) is tried again before the job fails. */
+  @IsInt()
+  @Min(0)
+  @Max(100)
+  MEDIA_JOB_MAX_RETRIES: number = 5;
+
+  /** How often a wait for a generation reads its record (the job may run on another replica). */
+  @IsInt()
+  @Min(10)
+  @Max(5_000)
+  MEDIA_AWAIT_POLL_MS: number = 200;
+
+  /** How long result urls stay valid from a read (never past the file's own expiry). */
+  @IsInt()
+  @Min(60_000)
+  MEDIA_URL_TTL_MS: number = 3_600_000;
+
+  /** How long an ended generation's outcome is left to the runner that ended it before another replica reports it. */
+  @IsInt()
+  @Min(1_000)
+  MEDIA_SETTLE_GRACE_MS: number = 60_000;
 }

@@ -3,6 +3,7 @@ import { type ServiceDatabaseOptions } from '@gw/platform/database';
 import { MediaGenerationEntity } from '../generations/media-generation.entity';
 import { CreateMediaGenerations1763830000000 } from './migrations/1763830000000-create-media-generations';
 import { CreateMediaPaidGenerationTables1764000000000 } from './migrations/1764000000000-create-media-paid-generation-tables';
+import { MediaGenerationJobs1764100000000 } from './migrations/1764100000000-media-generation-jobs';
 
 export const MEDIA_SCHEMA = 'media';
 
@@ -15,6 +16,10 @@ export function mediaDatabase(url: string): ServiceDatabaseOptions {
     url,
     schema: MEDIA_SCHEMA,
     entities: [MediaGenerationEntity, MEDIA_TABLES.RequestAttempt, MEDIA_TABLES.EventOutbox],
-    migrations: [CreateMediaGenerations1763830000000, CreateMediaPaidGenerationTables1764000000000],
+    migrations: [
+      CreateMediaGenerations1763830000000,
+      CreateMediaPaidGenerationTables1764000000000,
+      MediaGenerationJobs1764100000000,
+    ],
   };
 }

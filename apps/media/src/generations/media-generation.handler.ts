@@ -1,5 +1,17 @@
 import { Controller } from '@nestjs/common';
-import { GetMediaGenerationRequest, MediaContracts, MediaGeneration } from '@gw/contracts';
+import {
+  AwaitMediaGenerationRequest,
+  CancelMediaGenerationRequest,
+  CreateMediaGenerationRequest,
+  type GeneratedMediaFile,
+  GenerationFilesRequest,
+  GetMediaGenerationRequest,
+  type ImageGenerationResult,
+  ImageResultRequest,
+  MediaContracts,
+  type MediaGeneration,
+  RunMediaOperationRequest,
+} from '@gw/contracts';
 import { HandlesRpc } from '@gw/platform';
 import { MediaGenerationService } from './media-generation.service';
 
@@ -10,5 +22,35 @@ export class MediaGenerationHandler {
   @HandlesRpc(MediaContracts.getGeneration)
   get(request: GetMediaGenerationRequest): Promise<MediaGeneration> {
     return this.generations.get(request.principal, request.id);
+  }
+
+  @HandlesRpc(MediaContracts.createGeneration)
+  create(request: CreateMediaGenerationRequest): Promise<MediaGeneration> {
+    return this.generations.create(request);
+  }
+
+  @HandlesRpc(MediaContracts.awaitGeneration)
+  await(request: AwaitMediaGenerationRequest): Promise<MediaGeneration> {
+    return this.generations.await(request.principal, request.id, request.waitMs);
+  }
+
+  @HandlesRpc(MediaContracts.cancelGeneration)
+  cancel(request: CancelMediaGenerationRequest): Promise<MediaGeneration> {
+    return this.generations.cancel(request);
+  }
+
+  @HandlesRpc(MediaContracts.runOperation)
+  runOperation(request: RunMediaOperationRequest): Promise<MediaGeneration> {
+    return this.generations.runOperation(request);
+  }
+
+  @HandlesRpc(MediaContracts.imageResult)
+  imageResult(request: ImageResultRequest): Promise<ImageGenerationResult> {
+    return this.generations.imageResult(request.principal, request.id, request.responseFormat);
+  }
+
+  @HandlesRpc(MediaContracts.generationFiles)
+  files(request: GenerationFilesRequest): Promise<{ files: GeneratedMediaFile[] }> {
+    return this.generations.files(request.principal, request.id);
   }
 }

@@ -1,27 +1,272 @@
-import { Injectable } from '@nestjs/common';
-import { DomainError, MediaGeneration, Principal } from '@gw/contracts';
-import { MediaGenerationEntity } from './media-generation.entity';
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  type CancelMediaGenerationRequest,
+  type CreateMediaGenerationRequest,
+  DomainError,
+  FINAL_GENERATION_STATUSES,
+  type GeneratedMediaFile,
+  type GenerationRequestType,
+  type ImageGenerationResult,
+  type ImageResponseFormat,
+  type MediaGeneration,
+  type MediaOperation,
+  type MediaSurface,
+  type Principal,
+  type RunMediaOperationRequest,
+} from '@gw/contracts';
+import { type CatalogueModel, type ModelEndpoint, ModelCatalogue } from '@gw/catalogue';
+import type { Pricing } from '@gw/pricing';
+import { randomUUID } from 'node:crypto';
+import { MediaJobRunner } from '../jobs/media-job-runner.service';
+import { MediaHolds } from '../money/media-holds.service';
+import { checkParams } from '../params/media-params';
+import { mediaPrice } from '../pricing/media-price';
+import { MediaResults } from '../results/media-results.service';
+import type { MediaGenerationEntity } from './media-generation.entity';
 import { MediaGenerationRepository } from './media-generation.repository';
+import { mediaGenerationView } from './media-generation.view';
 
+export const MEDIA_GENERATION_SETTINGS = Symbol('MEDIA_GENERATION_SETTINGS');
+
+export interface MediaGenerationSettings {
+  /** How long a job may run from its creation before it fails. */
+  jobDeadlineMs: number;
+  /** How often a wait for a generation reads its record. */
+  awaitPollMs: number;
+}
+
+/** The endpoint each surface serves models on, as the catalogue lists them. */
+const SURFACE_ENDPOINTS: Record<MediaSurface, ModelEndpoint> = {
+  media: '/v1/media',
+  images: '/v2/images/generations',
+  speech: '/v1/media',
+};
+
+const MEDIA_TYPES: readonly string[] = ['image', 'video', 'audio'];
+
+/** What a new generation is: asked for directly, or an operation on a finished one. */
+interface NewGeneration {
+  principal: Principal;
+  generationId?: string;
+  model: CatalogueModel;
+  requestType: GenerationRequestType;
+  surface: MediaSurface;
+  async: boolean;
+  params: Record<string, unknown>;
+  warnings: string[];
+  pricing: Pricing;
+  externalUserId: string | null;
+  parentId: string | null;
+  operation: MediaOperation | null;
+}
+
+/**
+ * Media generations: created priced and held (the job runs it), read, awaited with a bound,
+ * cancelled, continued by operations, and read back as the images API answers them.
+ */
 @Injectable()
 export class MediaGenerationService {
-  constructor(private readonly generations: MediaGenerationRepository) {}
+  constructor(
+    private readonly generations: MediaGenerationRepository,
+    private readonly catalogue: ModelCatalogue,
+    private readonly holds: MediaHolds,
+    private readonly results: MediaResults,
+    private readonly runner: MediaJobRunner,
+    @Inject(MEDIA_GENERATION_SETTINGS) private readonly settings: MediaGenerationSettings,
+  ) {}
 
   async get(principal: Principal, id: string): Promise<MediaGeneration> {
+    return this.view(await this.found(principal, id));
+  }
+
+  async create(request: CreateMediaGenerationRequest): Promise<MediaGeneration> {
+    const model = this.catalogue.servingModel(request.model, SURFACE_ENDPOINTS[request.surface]);
+    const requestType = model.entry.type as GenerationRequestType;
+    if (!MEDIA_TYPES.includes(requestType) || (request.surface === 'speech' && requestType !== 'audio')) {
+      throw new DomainError('invalid_model', `The model ${request.model} is not a speech model`, 'model');
+    }
+    const checked = checkParams(model.entry.parameters, request.params, request.surface);
+    return this.start({
+      principal: request.principal,
+      generationId: request.generationId,
+      model,
+      requestType,
+      surface: request.surface,
+      async: request.async,
+      ...checked,
+      pricing: model.routes[0].pricing,
+      externalUserId: request.externalUserId ?? null,
+      parentId: null,
+      operation: null,
+    });
+  }
+
+  /** A NEW generation continuing a completed one, which stays as it is. */
+  async runOperation(request: RunMediaOperationRequest): Promise<MediaGeneration> {
+    const original = await this.found(request.principal, request.id);
+    const model = this.catalogue.find(original.model);
+    const operation = model?.entry.operations.find((candidate) => candidate.id === request.operation);
+    if (!model || !operation) {
+      throw new DomainError(
+        'invalid_request',
+        `The model ${original.model} does not support the operation ${request.operation}`,
+        'operation',
+      );
+    }
+    if (original.status !== 'completed') {
+      throw new DomainError(
+        'conflict',
+        `Generation ${original.id} is ${original.status}, not completed`,
+        'id',
+      );
+    }
+    const checked = checkParams(operation.parameters, request.params, 'media');
+    return this.start({
+      principal: request.principal,
+      model,
+      requestType: original.requestType,
+      surface: 'media',
+      async: request.async,
+      ...checked,
+      pricing: operation.pricing,
+      externalUserId: original.externalUserId,
+      parentId: original.id,
+      operation: request.operation,
+    });
+  }
+
+  /** The generation once it is final, or as it stands after `waitMs`, whichever comes first; on any replica. */
+  async await(principal: Principal, id: string, waitMs: number): Promise<MediaGeneration> {
+    const until = Date.now() + waitMs;
+    let row = await this.found(principal, id);
+    while (!isFinal(row) && Date.now() < until) {
+      await sleep(Math.min(this.settings.awaitPollMs, until - Date.now()));
+      row = await this.found(principal, id);
+    }
+    return this.view(row);
+  }
+
+  /**
+   * A pending or processing generation ends `cancelled` and its hold is released. The provider's
+   * job is left to finish: the OpenAI video wire deletes only finished videos. A final generation
+   * answers as it stands.
+   */
+  async cancel(request: CancelMediaGenerationRequest): Promise<MediaGeneration> {
+    const row = await this.found(request.principal, request.id);
+    if (isFinal(row)) return this.view(row);
+    const cancelled = await this.generations.finish(row.id, null, { status: 'cancelled', cost: '0' });
+    if (!cancelled) return this.view(await this.found(request.principal, request.id));
+    await this.holds.settle(cancelled);
+    return this.view(cancelled);
+  }
+
+  async imageResult(
+    principal: Principal,
+    id: string,
+    format: ImageResponseFormat,
+  ): Promise<ImageGenerationResult> {
+    const row = await this.completed(principal, id);
+    const shown = await this.results.shown(row.files);
+    const data = await Promise.all(
+      row.files.map(async (file, index) => {
+        const revised = file.revisedPrompt !== undefined ? { revised_prompt: file.revisedPrompt } : {};
+        if (format === 'url') return { url: shown[index].url, ...revised };
+        const b64 = await this.results.base64(file);
+        if (b64 === null)
+          throw new DomainError('not_found', `The images of generation ${id} have expired`, 'id');
+        return { b64_json: b64, ...revised };
+      }),
+    );
+    return {
+      created: Math.floor(row.createdAt.getTime() / 1000),
+      data,
+      ...(row.usage ? { usage: row.usage } : {}),
+    };
+  }
+
+  async files(principal: Principal, id: string): Promise<{ files: GeneratedMediaFile[] }> {
+    const row = await this.completed(principal, id);
+    return { files: await this.results.located(row.files) };
+  }
+
+  private async start(generation: NewGeneration): Promise<MediaGeneration> {
+    const id = generation.generationId ?? `gen-${randomUUID()}`;
+    const createdAt = new Date();
+    const { principal, model, requestType } = generation;
+    const price = mediaPrice(generation.pricing, requestType, generation.params);
+    const responseMode = generation.async ? 'async' : 'sync';
+    const hold = await this.holds.open(
+      {
+        generationId: id,
+        principal,
+        model: model.entry.id,
+        modelDisplayName: model.entry.name,
+        requestType,
+        apiType: 'media',
+        responseMode,
+        startedAt: createdAt,
+      },
+      price,
+    );
+    let row: MediaGenerationEntity;
+    try {
+      row = await this.generations.insert({
+        id,
+        organizationId: principal.organizationId,
+        apiKeyId: principal.kind === 'api_key' ? principal.apiKeyId : null,
+        principal,
+        model: model.entry.id,
+        modelDisplayName: model.entry.name,
+        requestType,
+        surface: generation.surface,
+        responseMode,
+        parentId: generation.parentId,
+        operation: generation.operation,
+        externalUserId: generation.externalUserId,
+        status: 'pending',
+        params: generation.params,
+        warnings: generation.warnings,
+        price: price.toFixed(),
+        reserved: hold.reserved.toFixed(),
+        provider: model.routes[0]?.name ?? null,
+        polls: 0,
+        retries: 0,
+        nextRunAt: createdAt,
+        deadlineAt: new Date(createdAt.getTime() + this.settings.jobDeadlineMs),
+        createdAt,
+      });
+    } catch (err) {
+      await hold.fail(new DomainError('service_unavailable', 'The generation could not be stored'));
+      throw err;
+    }
+    this.runner.wake();
+    return this.view(row);
+  }
+
+  /** The organization's generation; another organization's id is as unknown as a missing one. */
+  private async found(principal: Principal, id: string): Promise<MediaGenerationEntity> {
     const row = await this.generations.findOne(principal.organizationId, id);
     if (!row) throw new DomainError('not_found', `Generation ${id} not found`, 'id');
-    return toMediaGeneration(row);
+    return row;
+  }
+
+  private async completed(principal: Principal, id: string): Promise<MediaGenerationEntity> {
+    const row = await this.found(principal, id);
+    if (row.status !== 'completed') {
+      throw new DomainError('conflict', `Generation ${id} is ${row.status}, not completed`, 'id');
+    }
+    return row;
+  }
+
+  private async view(row: MediaGenerationEntity): Promise<MediaGeneration> {
+    return mediaGenerationView(row, row.status === 'completed' ? await this.results.shown(row.files) : []);
   }
 }
 
-function toMediaGeneration(row: MediaGenerationEntity): MediaGeneration {
-  return {
-    id: row.id,
-    object: 'media.generation',
-    status: row.status,
-    created: Math.floor(row.createdAt.getTime() / 1000),
-    model: row.model,
-    ...(row.completedAt ? { completed_at: Math.floor(row.completedAt.getTime() / 1000) } : {}),
-    ...(row.result ?? {}),
-  };
+function isFinal(row: MediaGenerationEntity): boolean {
+  return (FINAL_GENERATION_STATUSES as readonly string[]).includes(row.status);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 }

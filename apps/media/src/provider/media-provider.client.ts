@@ -1,0 +1,233 @@
+import { type OnApplicationShutdown } from '@nestjs/common';
+import type { ProviderRoute } from '@gw/catalogue';
+import { providerErrorOf, toUpstreamFailure, UpstreamFailure } from '@gw/paid-generation';
+import type { Readable } from 'node:stream';
+import { Agent, type Dispatcher, request } from 'undici';
+
+/** One image of a provider's answer: its bytes, and the prompt as the provider rewrote it. */
+export interface ProviderImage {
+  bytes: Buffer;
+  revisedPrompt?: string;
+}
+
+/** A provider's video job as its status call answers it. */
+export interface ProviderVideoJob {
+  id: string;
+  status: 'queued' | 'in_progress' | 'completed' | 'failed';
+  error: { code: string | null; message: string | null } | null;
+}
+
+/** A download: the bytes as they arrive and what they are. */
+export interface ProviderDownload {
+  body: Readable;
+  contentType: string;
+}
+
+/** Connection failures that happen before a request is written: the provider never saw it. */
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+function notSent(err: unknown): boolean {
+  const code = (err as { code?: string })?.code ?? (err as { cause?: { code?: string } })?.cause?.code;
+  return code !== undefined && NOT_SENT_CODES.has(code);
+}
+
+/** The provider could not be reached at all: the call certainly did not reach it, so repeating it doubles nothing. */
+export class ProviderUnreachable extends UpstreamFailure {
+  constructor(reason: string) {
+    super('connect', `Upstream not reachable: ${reason}`);
+  }
+}
+
+/**
+ * The OpenAI media wire of a provider: images and speech answer in one call, videos are jobs
+ * (create, extend, upscale) asked about until they end and then downloaded. Every failure is an
+ * UpstreamFailure, whose kind tells whether the call may have reached the provider (`connect`: it
+ * certainly did not).
+ */
+export class MediaProviderClient implements OnApplicationShutdown {
+  private readonly agent: Agent;
+  private closing: Promise<void> | null = null;
+
+  constructor(private readonly timeoutMs: number) {
+    this.agent = new Agent({ keepAliveTimeout: 30_000, connections: 64 });
+  }
+
+  async generateImages(
+    route: ProviderRoute,
+    params: Record<string, unknown>,
+    format: string,
+  ): Promise<ProviderImage[]> {
+    const { prompt, n, size, quality, style, background, output_compression } = params;
+    const body = {
+      model: route.upstreamModel,
+      prompt,
+      n,
+      ...(size !== undefined ? { size } : {}),
+      ...(quality !== undefined ? { quality } : {}),
+      ...(style !== undefined ? { style } : {}),
+      ...(params['output_format'] !== undefined ? { output_format: format } : {}),
+      ...(background !== undefined ? { background } : {}),
+      ...(output_compression !== undefined ? { output_compression } : {}),
+      response_format: 'b64_json',
+    };
+    const answer = await this.json<{ data?: Array<{ b64_json?: unknown; revised_prompt?: unknown }> }>(
+      await this.send(route, 'POST', '/images/generations', body),
+    );
+    const images = answer.data ?? [];
+    if (images.length === 0 || images.some((image) => typeof image.b64_json !== 'string')) {
+      throw new UpstreamFailure('protocol', 'The provider answered no image');
+    }
+    return images.map((image) => ({
+      bytes: Buffer.from(image.b64_json as string, 'base64'),
+      ...(typeof image.revised_prompt === 'string' ? { revisedPrompt: image.revised_prompt } : {}),
+    }));
+  }
+
+  /** Speech as the provider answers it: the audio bytes, streamed. */
+  async speak(
+    route: ProviderRoute,
+    params: Record<string, unknown>,
+    format: string,
+  ): Promise<ProviderDownload> {
+    const body = {
+      model: route.upstreamModel,
+      input: params['prompt'],
+      voice: params['voice'] ?? 'alloy',
+      ...(params['speed'] !== undefined ? { speed: params['speed'] } : {}),
+      response_format: format,
+    };
+    return this.download(await this.send(route, 'POST', '/audio/speech', body), 'audio/mpeg');
+  }
+
+  createVideo(
+    route: ProviderRoute,
+    prompt: string,
+    seconds: number,
+    size: string,
+  ): Promise<ProviderVideoJob> {
+    return this.videoJob(route, 'POST', '/videos', {
+      model: route.upstreamModel,
+      prompt,
+      seconds: String(seconds),
+      size,
+    });
+  }
+
+  extendVideo(
+    route: ProviderRoute,
+    videoId: string,
+    prompt: string,
+    seconds: number,
+  ): Promise<ProviderVideoJob> {
+    return this.videoJob(route, 'POST', '/videos/extensions', {
+      video: { id: videoId },
+      prompt,
+      seconds: String(seconds),
+    });
+  }
+
+  upscaleVideo(route: ProviderRoute, videoId: string, resolution: '1080p' | '4k'): Promise<ProviderVideoJob> {
+    return this.videoJob(route, 'POST', '/videos/upscales', { video: { id: videoId }, resolution });
+  }
+
+  retrieveVideo(route: ProviderRoute, videoId: string): Promise<ProviderVideoJob> {
+    return this.videoJob(route, 'GET', `/videos/${encodeURIComponent(videoId)}`);
+  }
+
+  async downloadVideo(route: ProviderRoute, videoId: string): Promise<ProviderDownload> {
+    const path = `/videos/${encodeURIComponent(videoId)}/content?variant=video`;
+    return this.download(await this.send(route, 'GET', path), 'video/mp4');
+  }
+
+  onApplicationShutdown(): Promise<void> {
+    this.closing ??= this.agent.close();
+    return this.closing;
+  }
+
+  private async videoJob(
+    route: ProviderRoute,
+    method: 'GET' | 'POST',
+    path: string,
+    body?: unknown,
+  ): Promise<ProviderVideoJob> {
+    const job = await this.json<Record<string, unknown>>(await this.send(route, method, path, body));
+    const status = job['status'];
+    if (
+      typeof job['id'] !== 'string' ||
+      (status !== 'queued' && status !== 'in_progress' && status !== 'completed' && status !== 'failed')
+    ) {
+      throw new UpstreamFailure('protocol', 'The provider answered no video job');
+    }
+    const error = job['error'] as { code?: unknown; message?: unknown } | null | undefined;
+    return {
+      id: job['id'],
+      status,
+      error: error
+        ? {
+            code: typeof error.code === 'string' ? error.code : null,
+            message: typeof error.message === 'string' ? error.message : null,
+          }
+        : null,
+    };
+  }
+
+  private download(response: Dispatcher.ResponseData, fallbackType: string): ProviderDownload {
+    const header = response.headers['content-type'];
+    const contentType = (Array.isArray(header) ? header[0] : header)?.split(';')[0].trim() || fallbackType;
+    return { body: response.body, contentType };
+  }
+
+  private async send(
+    route: ProviderRoute,
+    method: 'GET' | 'POST',
+    path: string,
+    body?: unknown,
+  ): Promise<Dispatcher.ResponseData> {
+    const headers: Record<string, string> = route.apiKey ? { authorization: `Bearer ${route.apiKey}` } : {};
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await request(`${route.baseUrl}${path}`, {
+        method,
+        headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        dispatcher: this.agent,
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+      });
+    } catch (err) {
+      throw notSent(err) ? new ProviderUnreachable((err as Error).message) : toUpstreamFailure(err);
+    }
+    if (response.statusCode < 200 || response.statusCode >= 300) {
+      const text = await response.body.text().catch(() => '');
+      let parsed: unknown = null;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = null;
+      }
+      throw new UpstreamFailure(
+        'status',
+        `Upstream answered ${response.statusCode}: ${text.slice(0, 300)}`,
+        response.statusCode,
+        { providerError: providerErrorOf(parsed) },
+      );
+    }
+    return response;
+  }
+
+  private async json<T>(response: Dispatcher.ResponseData): Promise<T> {
+    try {
+      return (await response.body.json()) as T;
+    } catch (err) {
+      throw err instanceof SyntaxError
+        ? new UpstreamFailure('protocol', 'Upstream answered invalid JSON')
+        : toUpstreamFailure(err);
+    }
+  }
+}
