@@ -36,7 +36,7 @@ export class MessagesMessageDto {
 
   @ApiProperty({
     description:
-      'A string or content blocks: text, image (base64 or url source), tool_use (assistant), tool_result (user)',
+      'A string or content blocks: text, image (base64 or url source), tool_use, thinking and redacted_thinking as returned (assistant), tool_result (user)',
     oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'object' } }],
     example: 'Hello!',
   })

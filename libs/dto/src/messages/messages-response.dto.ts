@@ -41,7 +41,8 @@ export class MessagesResponseDto {
     type: 'array',
     items: { type: 'object' },
     example: [{ type: 'text', text: 'Hello!' }],
-    description: 'text blocks and tool_use blocks ({type: tool_use, id, name, input})',
+    description:
+      'thinking ({type: thinking, thinking, signature}) and redacted_thinking ({type: redacted_thinking, data}) blocks first where the provider reasoned, then text blocks and tool_use blocks ({type: tool_use, id, name, input})',
   })
   content!: Array<Record<string, unknown>>;
 

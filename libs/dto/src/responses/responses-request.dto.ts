@@ -111,7 +111,8 @@ export class ResponsesReasoningDto {
 
   @ApiPropertyOptional({
     enum: ['auto', 'concise', 'detailed'],
-    description: 'Accepted; no reasoning summary is returned',
+    description:
+      'Accepted; reasoning items are returned as the provider gives them (summary, text, encrypted content)',
   })
   @IsOptional()
   @IsIn(['auto', 'concise', 'detailed'])
@@ -131,7 +132,7 @@ export class ResponsesRequestDto {
 
   @ApiProperty({
     description:
-      'A string (one user message) or an array of input items: `{role: user|assistant|system|developer, content: string | [{type: input_text, text} | {type: input_image, image_url}]}`, `{type: function_call, call_id, name, arguments}`, `{type: function_call_output, call_id, output}`',
+      'A string (one user message) or an array of input items: `{role: user|assistant|system|developer, content: string | [{type: input_text, text} | {type: input_image, image_url}]}`, `{type: function_call, call_id, name, arguments}`, `{type: function_call_output, call_id, output}`, `{type: reasoning, id, summary, content?, encrypted_content?, signature?, format?}` as an earlier response returned it',
     oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'object' } }],
     example: [{ role: 'user', content: [{ type: 'input_text', text: 'Say hello' }] }],
   })

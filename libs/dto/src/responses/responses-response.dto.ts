@@ -24,8 +24,8 @@ export class ResponsesUsageDto {
 }
 
 export class ResponsesOutputItemDto {
-  @ApiProperty({ enum: ['message', 'function_call'], example: 'message' })
-  type!: 'message' | 'function_call';
+  @ApiProperty({ enum: ['reasoning', 'message', 'function_call'], example: 'message' })
+  type!: 'reasoning' | 'message' | 'function_call';
 
   @ApiProperty({ example: 'msg_6f1c2b1e8a634bb89d571f0b8e3c2a10' })
   id!: string;
@@ -38,9 +38,9 @@ export class ResponsesOutputItemDto {
 
   @ApiPropertyOptional({
     example: [{ type: 'output_text', text: 'Hello!', annotations: [] }],
-    description: 'message items',
+    description: 'message items; reasoning items: the reasoning text as [{type: reasoning_text, text}]',
   })
-  content?: Array<{ type: 'output_text'; text: string; annotations: unknown[] }>;
+  content?: Array<{ type: 'output_text' | 'reasoning_text'; text: string; annotations?: unknown[] }>;
 
   @ApiPropertyOptional({ example: 'call_abc123', description: 'function_call items' })
   call_id?: string;
@@ -53,6 +53,31 @@ export class ResponsesOutputItemDto {
     description: 'function_call items: JSON-encoded arguments',
   })
   arguments?: string;
+
+  @ApiPropertyOptional({
+    example: [{ type: 'summary_text', text: 'Looked up the weather.' }],
+    description: 'reasoning items: the summary the provider gave',
+  })
+  summary?: Array<{ type: 'summary_text'; text: string }>;
+
+  @ApiPropertyOptional({
+    example: 'gAAAAABpF...',
+    description: 'reasoning items: the reasoning the provider hid, to be sent back as it is',
+  })
+  encrypted_content?: string;
+
+  @ApiPropertyOptional({
+    example: 'EqoBCkgIARABGAIiQL2UoU0b1OHYi...',
+    description: "reasoning items (OpenRouter's field): the signature of the reasoning text in content",
+  })
+  signature?: string;
+
+  @ApiPropertyOptional({
+    example: 'anthropic-claude-v1',
+    description:
+      "reasoning items (OpenRouter's field): whose reasoning it is, which decides who can take it back",
+  })
+  format?: string;
 }
 
 /** The `response` object of the OpenAI Responses API. */
