@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AnthropicWireAdapter, toAnthropicRequest } from './anthropic-wire.adapter';
+import { toAnthropicRequest } from './anthropic-request';
+import { AnthropicWireAdapter } from './anthropic-wire.adapter';
 import { OpenAiWireAdapter, toOpenAiRequest } from './openai-wire.adapter';
 import { UpstreamAbort } from './upstream-abort';
 import type { ChatAdapter, UpstreamChatRequest, UpstreamStreamEvent } from './upstream-chat';

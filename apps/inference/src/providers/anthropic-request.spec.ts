@@ -1,5 +1,5 @@
 import type { UpstreamChatRequest } from './upstream-chat';
-import { toAnthropicRequest } from './anthropic-wire.adapter';
+import { toAnthropicRequest } from './anthropic-request';
 
 const request = (fields: Partial<UpstreamChatRequest> = {}): UpstreamChatRequest => ({
   model: 'beta-chat',
