@@ -17,7 +17,7 @@ const env = {
   MOCK_UPSTREAM_PORT: process.env.MOCK_UPSTREAM_PORT ?? '4010',
   PORT: process.env.PORT ?? '3000',
   LOG_FORMAT: process.env.LOG_FORMAT ?? 'pretty',
-  // Files in a local directory shared by storage and the gateway, served by the gateway's signed route.
+  // Files in a local directory shared by storage, media and the gateway, served by the gateway's signed route.
   BLOB_URL_SECRET: process.env.BLOB_URL_SECRET ?? randomBytes(32).toString('base64url'),
   BLOB_PUBLIC_URL: process.env.BLOB_PUBLIC_URL ?? `http://localhost:${process.env.PORT ?? '3000'}/api`,
 };

@@ -6,7 +6,7 @@ import { AUTH_QUEUE, AuthEnv, AuthModule } from '@gw/app-auth';
 import { BILLING_QUEUE, BillingEnv, BillingModule } from '@gw/app-billing';
 import { INFERENCE_QUEUE, InferenceEnv, InferenceModule } from '@gw/app-inference';
 import { MEDIA_QUEUE, MediaEnv, MediaModule } from '@gw/app-media';
-import { createMockUpstreamApp } from '@gw/app-mock-upstream';
+import { createMockUpstreamApp, MockUpstreamEnv } from '@gw/app-mock-upstream';
 import { STORAGE_QUEUE, StorageEnv, StorageModule } from '@gw/app-storage';
 import {
   assertPortFree,
@@ -53,7 +53,11 @@ async function main(): Promise<void> {
       process.exit(1);
     },
   });
-  const mockUpstream = await createMockUpstreamApp(createEmbeddedLogger('mock-upstream', 'warn'));
+  // MOCK_MEDIA_JOB_MS (how long a video job takes) applies here as to the mock-upstream process.
+  const mockUpstream = await createMockUpstreamApp(
+    createEmbeddedLogger('mock-upstream', 'warn'),
+    loadEnv(MockUpstreamEnv, { MOCK_MEDIA_JOB_MS: process.env['MOCK_MEDIA_JOB_MS'] }),
+  );
   await mockUpstream.listen(0, '127.0.0.1');
   const mockUpstreamUrl = (await mockUpstream.getUrl()).replace('[::1]', '127.0.0.1');
 
@@ -87,8 +91,12 @@ async function main(): Promise<void> {
       InferenceModule.register({ env: loadEnv(InferenceEnv, serviceEnv), transport, secrets: process.env }),
       INFERENCE_QUEUE,
     ),
-    await host(MediaModule.register({ env: loadEnv(MediaEnv, serviceEnv), transport }), MEDIA_QUEUE),
     await host(StorageModule.register({ env: loadEnv(StorageEnv, serviceEnv), transport }), STORAGE_QUEUE),
+    // After storage, so it stops first: its jobs in flight still store their results on the way down.
+    await host(
+      MediaModule.register({ env: loadEnv(MediaEnv, serviceEnv), transport, secrets: process.env }),
+      MEDIA_QUEUE,
+    ),
   ];
 
   const gatewayEnv = loadEnv(ApiGatewayEnv, { ...serviceEnv, PORT: String(env.PORT), HOST: env.HOST });
