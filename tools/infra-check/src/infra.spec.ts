@@ -4,14 +4,26 @@ import { createServer, type Server } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parse, parseAllDocuments } from 'yaml';
+import { parse } from 'yaml';
+// The Secrets' placeholders are tried against the apps' own env loading.
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { loadEnv } from '@gw/platform';
+import { IsString } from 'class-validator';
 import { type AppEnv, readAppEnv } from './env-classes';
+import { NATS_K8S_CONFIG, renderNatsConfigMap } from './generate-nats-config';
+import { kustomizationOf, renderKustomization } from './kustomize';
 import { NATS_USERS, passwordVariable } from './nats-users';
 
 // Static checks of the deployment files against the apps as they are in the repository: no
 // Docker engine or cluster is needed, so they run with the unit tests.
 
 type Manifest = Record<string, any>;
+
+/** Any variable, to ask the apps' own env loading whether a value is a placeholder it refuses. */
+class PlaceholderProbe {
+  @IsString()
+  VALUE!: string;
+}
 
 const ROOT = join(__dirname, '../../..');
 const K8S = join(ROOT, 'k8s');
@@ -27,9 +39,10 @@ const APPS = readdirSync(join(ROOT, 'apps'))
     ),
   )
   .sort();
-const HTTP_APPS: Record<string, { port: number; path: string }> = {
-  'api-gateway': { port: 3000, path: '/api/health' },
-  'mock-upstream': { port: 4010, path: '/health' },
+/** Liveness (`path`) and readiness (`ready`) of the apps that serve HTTP themselves. */
+const HTTP_APPS: Record<string, { port: number; path: string; ready: string }> = {
+  'api-gateway': { port: 3000, path: '/api/health', ready: '/api/health/ready' },
+  'mock-upstream': { port: 4010, path: '/health', ready: '/health' },
 };
 const NATS_APPS = APPS.filter((app) => !(app in HTTP_APPS));
 const HEALTH_PORT = 8081;
@@ -477,6 +490,20 @@ describe('docker-compose.yml', () => {
     expect(natsUserMismatches(swapped)).toEqual(['inference']);
   });
 
+  /** Shared secrets compose falls back on (a value any reader of the repository knows) instead of requiring. */
+  const unrequiredSecrets = (text: string): string[] =>
+    ['JWT_SECRET', 'ADMIN_TOKEN', ...Object.keys(NATS_USERS).map(passwordVariable)].filter(
+      (name) => !new RegExp(`\\$\\{${name}:\\?`).test(text) || new RegExp(`\\$\\{${name}:?-`).test(text),
+    );
+
+  it('requires its shared secrets instead of falling back on known values', () => {
+    const text = read('docker-compose.yml');
+    expect(unrequiredSecrets(text)).toEqual([]);
+    expect(
+      unrequiredSecrets(text.replace(/\$\{JWT_SECRET:\?[^}]*\}/g, '${JWT_SECRET:-jwt-change-me}')),
+    ).toEqual(['JWT_SECRET']);
+  });
+
   it('runs Postgres 16 with a healthcheck, and the apps reach its database', () => {
     const postgres = services.postgres;
     expect(postgres.image).toMatch(/^postgres:16\b/);
@@ -522,259 +549,587 @@ describe('docker-compose.yml', () => {
   });
 });
 
-describe('k8s/', () => {
-  const files = readdirSync(K8S).filter((file) => /\.ya?ml$/.test(file));
-  const documents = files.flatMap((file) =>
-    parseAllDocuments(readFileSync(join(K8S, file), 'utf8')).map((doc) => {
-      if (doc.errors.length > 0) throw new Error(`${file}: ${doc.errors[0].message}`);
-      return { file, manifest: doc.toJS() as Manifest };
-    }),
+/** What SIGTERM may take (SHUTDOWN_GRACE_MS in seconds) and what Kubernetes must wait for beyond it. */
+const SHUTDOWN_GRACE_S = 600;
+const PRE_STOP_S = 10;
+/** The platform's own closing bound after the grace (shutdown-signal.ts). */
+const CLOSING_S = 15;
+const OVERLAYS = ['demo', 'production'] as const;
+const secretValues = (secret: Manifest | undefined): Record<string, string> => ({
+  ...Object.fromEntries(
+    Object.entries(secret?.data ?? {}).map(([k, v]) => [k, Buffer.from(String(v), 'base64').toString()]),
+  ),
+  ...(secret?.stringData ?? {}),
+});
+
+/** A Deployment's or a Job's pod spec. */
+const podOf = (m: Manifest): Manifest => m.spec.template.spec;
+const containersOf = (m: Manifest): Manifest[] => podOf(m).containers;
+const envValue = (manifests: Manifest[], container: Manifest, name: string): string | undefined => {
+  const entry = (container.env ?? []).find((e: Manifest) => e.name === name);
+  if (!entry) return undefined;
+  if (entry.value !== undefined) return String(entry.value);
+  const ref = entry.valueFrom?.configMapKeyRef ?? entry.valueFrom?.secretKeyRef;
+  const kind = entry.valueFrom?.configMapKeyRef ? 'ConfigMap' : 'Secret';
+  const source = manifests.find((m) => m.kind === kind && m.metadata.name === ref?.name);
+  return source ? (kind === 'ConfigMap' ? source.data?.[ref.key] : secretValues(source)[ref.key]) : undefined;
+};
+
+/** Why a rollout could cut a request: a pod that Kubernetes kills before its work in flight may finish. */
+function rolloutProblems(manifests: Manifest[]): string[] {
+  const problems: string[] = [];
+  for (const d of manifests.filter((m) => m.kind === 'Deployment')) {
+    const name = d.metadata.name;
+    const grace = podOf(d).terminationGracePeriodSeconds ?? 30;
+    const [c] = containersOf(d);
+    const sleep = Number(
+      c.lifecycle?.preStop?.exec?.command?.at(-1) ?? c.lifecycle?.preStop?.sleep?.seconds ?? 0,
+    );
+    const appGrace = Number(envValue(manifests, c, 'SHUTDOWN_GRACE_MS') ?? 600_000) / 1000;
+    if (name !== 'mock-upstream' && appGrace < SHUTDOWN_GRACE_S)
+      problems.push(`${name}: SHUTDOWN_GRACE_MS below the longest request`);
+    if (sleep < PRE_STOP_S) problems.push(`${name}: no preStop sleep while endpoints are removed`);
+    if (name !== 'mock-upstream' && grace < appGrace + sleep + CLOSING_S)
+      problems.push(`${name}: terminationGracePeriodSeconds ${grace} too short`);
+  }
+  for (const ingress of manifests.filter((m) => m.kind === 'Ingress')) {
+    const annotations = ingress.metadata.annotations ?? {};
+    for (const timeout of ['proxy-read-timeout', 'proxy-send-timeout']) {
+      if (Number(annotations[`nginx.ingress.kubernetes.io/${timeout}`] ?? 60) < SHUTDOWN_GRACE_S)
+        problems.push(`Ingress ${ingress.metadata.name}: ${timeout} below the longest request`);
+    }
+  }
+  return problems;
+}
+
+/** Apps whose NATS credentials are not their own user's, or that the NATS server does not know. */
+function natsCredentialProblems(manifests: Manifest[]): string[] {
+  const nats = manifests.find((m) => m.kind === 'StatefulSet' && m.metadata.name === 'nats');
+  if (!nats) return ['no NATS StatefulSet'];
+  const [server] = containersOf(nats);
+  return Object.keys(NATS_USERS).flatMap((app) => {
+    const d = manifests.find((m) => m.kind === 'Deployment' && m.metadata.name === app);
+    if (!d) return [`${app}: not deployed`];
+    const [c] = containersOf(d);
+    const user = envValue(manifests, c, 'NATS_USER');
+    const password = envValue(manifests, c, 'NATS_PASSWORD');
+    const passwordRef = (c.env ?? []).find((e: Manifest) => e.name === 'NATS_PASSWORD')?.valueFrom
+      ?.secretKeyRef;
+    const serverRef = (server.env ?? []).find((e: Manifest) => e.name === passwordVariable(app))?.valueFrom
+      ?.secretKeyRef;
+    const problems: string[] = [];
+    if (user !== app) problems.push(`${app}: connects as ${user}`);
+    if (!password || !passwordRef || JSON.stringify(passwordRef) !== JSON.stringify(serverRef))
+      problems.push(`${app}: its password is not the one the NATS server is given`);
+    if (passwordRef && passwordRef.name !== `nats-user-${app}`) problems.push(`${app}: shares a Secret`);
+    return problems;
+  });
+}
+
+type PodRef = { name: string; labels: Record<string, string> };
+
+function selects(selector: Manifest | undefined, labels: Record<string, string>): boolean {
+  if (!selector) return false;
+  const matchLabels = Object.entries(selector.matchLabels ?? {}).every(([k, v]) => labels[k] === v);
+  const matchExpressions = (selector.matchExpressions ?? []).every((e: Manifest) =>
+    e.operator === 'In'
+      ? e.values.includes(labels[e.key])
+      : e.operator === 'NotIn'
+        ? !e.values.includes(labels[e.key])
+        : true,
   );
-  const kustomization = documents.find((d) => d.file === 'kustomization.yaml')?.manifest ?? {};
-  const manifests = documents
-    .filter((d) => d.file !== 'kustomization.yaml' && d.manifest)
-    .map((d) => d.manifest);
-  const ofKind = (kind: string) => manifests.filter((m) => m.kind === kind);
-  const deployments = ofKind('Deployment');
-  const deployment = (name: string) => deployments.find((d) => d.metadata.name === name);
-  const containers = (d: Manifest): Manifest[] => d.spec.template.spec.containers;
-  const hpaFor = (name: string) =>
-    ofKind('HorizontalPodAutoscaler').find((h) => h.spec.scaleTargetRef.name === name);
-  const configMap = ofKind('ConfigMap')[0];
-  const secret = ofKind('Secret')[0];
-  const secretData: Record<string, string> = {
-    ...Object.fromEntries(
-      Object.entries(secret?.data ?? {}).map(([k, v]) => [k, Buffer.from(String(v), 'base64').toString()]),
+  return matchLabels && matchExpressions;
+}
+
+const portAllowed = (ports: Manifest[] | undefined, port: number) =>
+  !ports || ports.some((p) => p.port === undefined || p.port === port);
+
+/**
+ * What the NetworkPolicies let through, as Kubernetes evaluates them: traffic needs an egress rule
+ * of a policy selecting the source (or no Egress policy selecting it) and an ingress rule of one
+ * selecting the destination. `to` is a pod of the namespace, or `public` (an internet address).
+ */
+function reaches(
+  policies: Manifest[],
+  from: PodRef | 'outside',
+  to: PodRef | 'public',
+  port: number,
+): boolean {
+  const peerMatches = (peers: Manifest[] | undefined, target: PodRef | 'public' | 'outside'): boolean =>
+    !peers ||
+    peers.some((peer) => {
+      if (target === 'public' || target === 'outside') {
+        if (!peer.ipBlock) return false;
+        return target === 'outside' || peer.ipBlock.cidr === '0.0.0.0/0';
+      }
+      if (peer.ipBlock || peer.namespaceSelector) return false;
+      return selects(peer.podSelector, target.labels);
+    });
+  const egressOk =
+    from === 'outside' ||
+    (() => {
+      const applying = policies.filter(
+        (p) => (p.spec.policyTypes ?? []).includes('Egress') && selects(p.spec.podSelector, from.labels),
+      );
+      return (
+        applying.length === 0 ||
+        applying.some((p) =>
+          (p.spec.egress ?? []).some(
+            (rule: Manifest) => portAllowed(rule.ports, port) && peerMatches(rule.to, to),
+          ),
+        )
+      );
+    })();
+  const ingressOk =
+    to === 'public' ||
+    (() => {
+      const applying = policies.filter(
+        (p) =>
+          (p.spec.policyTypes ?? ['Ingress']).includes('Ingress') && selects(p.spec.podSelector, to.labels),
+      );
+      return (
+        applying.length === 0 ||
+        applying.some((p) =>
+          (p.spec.ingress ?? []).some(
+            (rule: Manifest) => portAllowed(rule.ports, port) && peerMatches(rule.from, from),
+          ),
+        )
+      );
+    })();
+  return egressOk && ingressOk;
+}
+
+/** The pods of the manifests, Deployments, StatefulSets and Jobs alike. */
+const podsOf = (manifests: Manifest[]): PodRef[] =>
+  manifests
+    .filter((m) => ['Deployment', 'StatefulSet', 'Job'].includes(m.kind))
+    .map((m) => ({ name: m.metadata.name, labels: m.spec.template.metadata.labels }));
+
+/** Who reaches what: a map from each guarded door to the pods that get through it, sorted. */
+function reachability(manifests: Manifest[]): Record<string, string[]> {
+  const policies = manifests.filter((m) => m.kind === 'NetworkPolicy');
+  const pods = podsOf(manifests);
+  const pod = (name: string) => pods.find((p) => p.name === name);
+  const who = (test: (p: PodRef) => boolean) =>
+    pods
+      .filter(test)
+      .map((p) => p.name)
+      .sort();
+  const services = ['auth', 'billing', 'inference', 'media', 'storage'].map(pod).filter(Boolean) as PodRef[];
+  return {
+    'from outside': who((p) =>
+      [3000, 4010, 4222, 8081].some((port) => reaches(policies, 'outside', p, port)),
     ),
-    ...(secret?.stringData ?? {}),
+    nats: who((p) => p.name !== 'nats' && reaches(policies, p, pod('nats') as PodRef, 4222)),
+    'services health': who((p) => services.some((s) => s !== p && reaches(policies, p, s, 8081))),
+    postgres: who((p) => reaches(policies, p, 'public', 5432)),
+    'internet over https': who((p) => reaches(policies, p, 'public', 443)),
   };
+}
 
-  /** Env names a container gets, explicitly or from whole ConfigMaps and Secrets. */
-  const containerEnv = (container: Manifest): string[] => [
-    ...(container.env ?? []).map((e: Manifest) => e.name),
-    ...(container.envFrom ?? []).flatMap((source: Manifest) => {
-      const from = source.configMapRef ? ofKind('ConfigMap') : ofKind('Secret');
-      const ref = source.configMapRef ?? source.secretRef;
-      const target = from.find((m) => m.metadata.name === ref.name);
-      return Object.keys({ ...target?.data, ...target?.stringData }).map(
-        (key) => (source.prefix ?? '') + key,
-      );
-    }),
-  ];
-  const portOf = (container: Manifest, port: string | number): number | undefined =>
-    (container.ports ?? []).find((p: Manifest) => p.name === port || p.containerPort === port)?.containerPort;
-
-  it('lists every manifest file in the kustomization, and nothing else', () => {
-    expect([...kustomization.resources].sort()).toEqual(
-      files.filter((f) => f !== 'kustomization.yaml').sort(),
+/** Paths of the Ingress that reach the operator API or the API docs. */
+const privatePathsRouted = (manifests: Manifest[]): string[] =>
+  manifests
+    .filter((m) => m.kind === 'Ingress')
+    .flatMap((i) =>
+      i.spec.rules.flatMap((r: Manifest) => r.http.paths.map((p: Manifest) => p.path as string)),
+    )
+    .filter((path) =>
+      ['/api/admin', '/api/docs', '/metrics'].some(
+        (hidden) =>
+          hidden.startsWith(path.replace(/\/$/, '') + '/') ||
+          hidden === path ||
+          hidden.startsWith(path === '/' ? '/' : `${path}/`),
+      ),
     );
-  });
 
-  it('puts everything into the namespace it creates', () => {
-    const [namespace] = ofKind('Namespace');
-    expect(kustomization.namespace).toBe(namespace?.metadata.name);
-    for (const m of manifests) expect([undefined, kustomization.namespace]).toContain(m.metadata.namespace);
-  });
+const withoutKind = (manifests: Manifest[], kind: string, name?: string) =>
+  manifests.filter((m) => !(m.kind === kind && (name === undefined || m.metadata.name === name)));
+const clone = (manifests: Manifest[]): Manifest[] => JSON.parse(JSON.stringify(manifests));
 
-  it.each(APPS)('deploys %s from its own image, listed in the kustomization', (app) => {
-    const d = deployment(app);
-    expect(d).toBeDefined();
-    const images = containers(d as Manifest).map((c) => String(c.image).split(':')[0]);
-    expect(images).toContain(`model-gateway/${app}`);
-    expect(kustomization.images.map((i: Manifest) => i.name)).toContain(`model-gateway/${app}`);
-  });
-
-  describe.each(APPS)('the %s Deployment', (app) => {
-    const d = deployment(app) as Manifest;
-
-    it('selects the pods its template labels', () => {
-      expect(labelsMatch(d.spec.selector.matchLabels, d.spec.template.metadata.labels)).toBe(true);
-    });
-
-    it('has HTTP readiness and liveness probes on a declared container port', () => {
-      for (const c of containers(d)) {
-        for (const probe of [c.readinessProbe, c.livenessProbe]) {
-          expect(probe?.httpGet?.path).toMatch(/^\//);
-          expect(portOf(c, probe.httpGet.port)).toBeDefined();
-        }
-      }
-    });
-
-    it('probes the endpoint the app serves, on the port it is told to listen on', () => {
-      const [c] = containers(d);
-      const value = (name: string) => c.env?.find((e: Manifest) => e.name === name)?.value;
-      if (app in HTTP_APPS) {
-        const { port, path } = HTTP_APPS[app];
-        expect(c.readinessProbe.httpGet.path).toBe(path);
-        expect(portOf(c, c.readinessProbe.httpGet.port)).toBe(port);
-        expect(value('PORT')).toBe(String(port));
-      } else {
-        expect(c.readinessProbe.httpGet.path).toBe('/readyz');
-        expect(c.livenessProbe.httpGet.path).toBe('/healthz');
-        expect(portOf(c, c.readinessProbe.httpGet.port)).toBe(HEALTH_PORT);
-        expect(value('HEALTH_PORT')).toBe(String(HEALTH_PORT));
-      }
-    });
-
-    it('requests and limits CPU and memory, requests within limits', () => {
-      for (const c of containers(d)) {
-        for (const resource of ['cpu', 'memory']) {
-          const request = c.resources?.requests?.[resource];
-          const limit = c.resources?.limits?.[resource];
-          expect(request).toBeDefined();
-          expect(limit).toBeDefined();
-          expect(quantity(request)).toBeLessThanOrEqual(quantity(limit));
-        }
-      }
-    });
-
-    it('runs as non-root', () => {
-      const pod = d.spec.template.spec.securityContext ?? {};
-      for (const c of containers(d)) {
-        const context = { ...pod, ...c.securityContext };
-        expect(context.runAsNonRoot).toBe(true);
-        expect(context.runAsUser).not.toBe(0);
-      }
-    });
-
-    it('takes its env from ConfigMap and Secret keys that exist', () => {
-      for (const c of containers(d)) {
-        for (const e of c.env ?? []) {
-          const cm = e.valueFrom?.configMapKeyRef;
-          const sk = e.valueFrom?.secretKeyRef;
-          if (cm)
-            expect({
-              name: e.name,
-              found: cm.name === configMap?.metadata.name && cm.key in configMap.data,
-            }).toEqual({ name: e.name, found: true });
-          if (sk)
-            expect({
-              name: e.name,
-              found: sk.name === secret?.metadata.name && sk.key in secretData,
-            }).toEqual({ name: e.name, found: true });
-        }
-      }
-    });
-
-    const env = ENVS.get(app);
-    (env ? it : it.skip)('gets every variable its env class requires, and none it does not declare', () => {
-      for (const c of containers(d)) {
-        const catalogue = c.env?.find((e: Manifest) => e.name === 'CATALOGUE_FILE')?.valueFrom
-          ?.configMapKeyRef?.key;
-        const appEnv = withExtras(env as AppEnv, extraVariables(app, catalogue && configMap.data[catalogue]));
-        const provided = containerEnv(c);
-        expect(required(appEnv).filter((name) => !provided.includes(name))).toEqual([]);
-        const explicit = (c.env ?? []).map((e: Manifest) => e.name);
-        expect(explicit.filter((name: string) => !appEnv.variables.has(name))).toEqual([]);
-      }
-    });
-
-    it('has a PodDisruptionBudget that still lets a node drain when it runs more than one replica', () => {
-      const hpa = hpaFor(app);
-      const replicas = hpa ? hpa.spec.minReplicas : (d.spec.replicas ?? 1);
-      const pdb = ofKind('PodDisruptionBudget').find((p) =>
-        labelsMatch(p.spec.selector.matchLabels, d.spec.template.metadata.labels),
-      );
-      if (replicas <= 1) return;
-      expect(pdb).toBeDefined();
-      const { maxUnavailable, minAvailable } = (pdb as Manifest).spec;
-      if (maxUnavailable !== undefined) expect(maxUnavailable).not.toBe(0);
-      else expect(Number(minAvailable)).toBeLessThan(replicas);
-    });
-  });
-
-  it('gives every Service, HPA, PDB and Ingress an existing target', () => {
-    for (const s of ofKind('Service')) {
-      const target = deployments.find((d) => labelsMatch(s.spec.selector, d.spec.template.metadata.labels));
-      expect({ service: s.metadata.name, target: target?.metadata.name }).toEqual({
-        service: s.metadata.name,
-        target: expect.any(String),
-      });
-      for (const port of s.spec.ports)
-        expect(portOf(containers(target as Manifest)[0], port.targetPort ?? port.port)).toBeDefined();
-    }
-    for (const h of ofKind('HorizontalPodAutoscaler')) {
-      expect(h.spec.scaleTargetRef.kind).toBe('Deployment');
-      expect(deployment(h.spec.scaleTargetRef.name)).toBeDefined();
-    }
-    for (const p of ofKind('PodDisruptionBudget')) {
-      expect(
-        deployments.some((d) => labelsMatch(p.spec.selector.matchLabels, d.spec.template.metadata.labels)),
-      ).toBe(true);
-    }
-    for (const ingress of ofKind('Ingress')) {
-      for (const rule of ingress.spec.rules) {
-        for (const { backend } of rule.http.paths) {
-          const service = ofKind('Service').find((s) => s.metadata.name === backend.service.name);
-          expect(service).toBeDefined();
-          const { name, number } = backend.service.port;
-          expect(
-            (service as Manifest).spec.ports.some((p: Manifest) => p.name === name || p.port === number),
-          ).toBe(true);
-        }
+describe('k8s/', () => {
+  it('lists every manifest file in a kustomization, and only files that exist', () => {
+    const listed = new Set<string>();
+    for (const dir of [join(K8S, 'base'), ...OVERLAYS.map((o) => join(K8S, 'overlays', o))]) {
+      const kustomization = kustomizationOf(dir);
+      for (const entry of [
+        ...(kustomization.resources ?? []),
+        ...(kustomization.patches ?? []).map((p: Manifest) => p.path),
+      ]) {
+        expect(existsSync(join(dir, entry))).toBe(true);
+        listed.add(join(dir, entry));
       }
     }
+    const files = ['base', ...OVERLAYS.map((o) => `overlays/${o}`)].flatMap((dir) =>
+      readdirSync(join(K8S, dir))
+        .filter((file) => /\.ya?ml$/.test(file) && file !== 'kustomization.yaml')
+        .map((file) => join(K8S, dir, file)),
+    );
+    expect(files.filter((file) => !listed.has(file))).toEqual([]);
   });
 
-  it('exposes the gateway and the mock upstream as Services, and routes /api to the gateway', () => {
-    const names = ofKind('Service').map((s) => s.metadata.name);
-    expect(names).toEqual(expect.arrayContaining(['api-gateway', 'mock-upstream']));
-    const paths = ofKind('Ingress').flatMap((i) => i.spec.rules.flatMap((r: Manifest) => r.http.paths));
-    expect(paths).toContainEqual(
-      expect.objectContaining({
-        path: '/api',
-        backend: expect.objectContaining({ service: expect.objectContaining({ name: 'api-gateway' }) }),
+  it('gives the NATS of k8s/base the config compose runs with (regenerate it with npm run nats:config)', () => {
+    expect(read(NATS_K8S_CONFIG)).toBe(renderNatsConfigMap());
+  });
+
+  describe.each(OVERLAYS)('overlays/%s', (overlay) => {
+    const manifests = renderKustomization(join(K8S, 'overlays', overlay));
+    const ofKind = (kind: string) => manifests.filter((m) => m.kind === kind);
+    const deployments = ofKind('Deployment');
+    const deployment = (name: string) => deployments.find((d) => d.metadata.name === name);
+    const containers = (d: Manifest): Manifest[] => d.spec.template.spec.containers;
+    const hpaFor = (name: string) =>
+      ofKind('HorizontalPodAutoscaler').find((h) => h.spec.scaleTargetRef.name === name);
+    const configMap = ofKind('ConfigMap').find((m) => m.metadata.name === 'model-gateway-config') as Manifest;
+    const secret = ofKind('Secret').find((m) => m.metadata.name === 'model-gateway-secrets');
+    const secretData = secretValues(secret);
+    const deployed = APPS.filter((app) => overlay === 'demo' || app !== 'mock-upstream');
+
+    const containerEnv = (container: Manifest): string[] => [
+      ...(container.env ?? []).map((e: Manifest) => e.name),
+      ...(container.envFrom ?? []).flatMap((source: Manifest) => {
+        const from = source.configMapRef ? ofKind('ConfigMap') : ofKind('Secret');
+        const ref = source.configMapRef ?? source.secretRef;
+        const target = from.find((m) => m.metadata.name === ref.name);
+        return Object.keys({ ...target?.data, ...target?.stringData }).map(
+          (key) => (source.prefix ?? '') + key,
+        );
       }),
-    );
-  });
-
-  it.each(['api-gateway', 'inference'])(
-    'autoscales %s on CPU, which needs a CPU request and no fixed replica count',
-    (app) => {
-      const hpa = hpaFor(app) as Manifest;
-      expect(hpa).toBeDefined();
-      expect(hpa.spec.metrics).toContainEqual(
-        expect.objectContaining({ type: 'Resource', resource: expect.objectContaining({ name: 'cpu' }) }),
-      );
-      expect(hpa.spec.minReplicas).toBeLessThanOrEqual(hpa.spec.maxReplicas);
-      const d = deployment(app) as Manifest;
-      expect(d.spec.replicas).toBeUndefined();
-      for (const c of containers(d)) expect(c.resources.requests.cpu).toBeDefined();
-    },
-  );
-
-  it('gives auth and the gateway the same JWT secret, and inference a catalogue that ships in the image', () => {
-    const jwtRef = (app: string) =>
-      containers(deployment(app) as Manifest)[0].env.find((e: Manifest) => e.name === 'JWT_SECRET')?.valueFrom
-        ?.secretKeyRef;
-    expect(jwtRef('auth')).toEqual(jwtRef('api-gateway'));
-    // The image's working directory holds config/, as the repository root does.
-    expect(existsSync(join(ROOT, configMap.data.CATALOGUE_FILE))).toBe(true);
-  });
-
-  it('points inference at the mock upstream Service', () => {
-    const url = new URL(configMap.data.MOCK_UPSTREAM_URL);
-    const service = ofKind('Service').find((s) => s.metadata.name === url.hostname);
-    expect(service?.spec.ports.map((p: Manifest) => String(p.port))).toContain(url.port || '80');
-  });
-
-  it('keeps secrets out of the ConfigMap and only placeholders in the Secret', () => {
-    const secretKeys = [
-      'JWT_SECRET',
-      'ADMIN_TOKEN',
-      'DATABASE_URL',
-      'S3_ACCESS_KEY_ID',
-      'S3_SECRET_ACCESS_KEY',
     ];
-    expect(Object.keys(secretData)).toEqual(expect.arrayContaining(secretKeys));
-    expect(Object.keys(configMap.data).filter((key) => secretKeys.includes(key))).toEqual([]);
-    for (const [key, value] of Object.entries(secretData))
-      expect({ key, placeholder: value.includes('PLACEHOLDER') }).toEqual({ key, placeholder: true });
+    const portOf = (container: Manifest, port: string | number): number | undefined =>
+      (container.ports ?? []).find((p: Manifest) => p.name === port || p.containerPort === port)
+        ?.containerPort;
+
+    it('puts everything into the namespace it creates', () => {
+      const [namespace] = ofKind('Namespace');
+      for (const m of manifests)
+        if (m.kind !== 'Namespace') expect(m.metadata.namespace).toBe(namespace.metadata.name);
+    });
+
+    it.each(deployed)('deploys %s from its own tagged image', (app) => {
+      const d = deployment(app);
+      expect(d).toBeDefined();
+      const images = containers(d as Manifest).map((c) => String(c.image));
+      expect(images).toContainEqual(expect.stringMatching(new RegExp(`^model-gateway/${app}:\\d`)));
+    });
+
+    describe.each(deployed)('the %s Deployment', (app) => {
+      const d = deployment(app) as Manifest;
+
+      it('selects the pods its template labels', () => {
+        expect(labelsMatch(d.spec.selector.matchLabels, d.spec.template.metadata.labels)).toBe(true);
+      });
+
+      it('has HTTP readiness and liveness probes on a declared container port', () => {
+        for (const c of containers(d)) {
+          for (const probe of [c.readinessProbe, c.livenessProbe]) {
+            expect(probe?.httpGet?.path).toMatch(/^\//);
+            expect(portOf(c, probe.httpGet.port)).toBeDefined();
+          }
+        }
+      });
+
+      it('probes the endpoint the app serves, on the port it is told to listen on', () => {
+        const [c] = containers(d);
+        const value = (name: string) => c.env?.find((e: Manifest) => e.name === name)?.value;
+        if (app in HTTP_APPS) {
+          const { port, path, ready } = HTTP_APPS[app];
+          expect(c.readinessProbe.httpGet.path).toBe(ready);
+          expect(c.livenessProbe.httpGet.path).toBe(path);
+          expect(portOf(c, c.readinessProbe.httpGet.port)).toBe(port);
+          expect(value('PORT')).toBe(String(port));
+        } else {
+          expect(c.readinessProbe.httpGet.path).toBe('/readyz');
+          expect(c.livenessProbe.httpGet.path).toBe('/healthz');
+          expect(portOf(c, c.readinessProbe.httpGet.port)).toBe(HEALTH_PORT);
+          expect(value('HEALTH_PORT')).toBe(String(HEALTH_PORT));
+        }
+      });
+
+      it('requests and limits CPU and memory, requests within limits', () => {
+        for (const c of containers(d)) {
+          for (const resource of ['cpu', 'memory']) {
+            const request = c.resources?.requests?.[resource];
+            const limit = c.resources?.limits?.[resource];
+            expect(request).toBeDefined();
+            expect(limit).toBeDefined();
+            expect(quantity(request)).toBeLessThanOrEqual(quantity(limit));
+          }
+        }
+      });
+
+      it('runs as non-root', () => {
+        const pod = d.spec.template.spec.securityContext ?? {};
+        for (const c of containers(d)) {
+          const context = { ...pod, ...c.securityContext };
+          expect(context.runAsNonRoot).toBe(true);
+          expect(context.runAsUser).not.toBe(0);
+        }
+      });
+
+      it('takes its env from ConfigMap and Secret keys that exist', () => {
+        for (const c of containers(d)) {
+          for (const e of c.env ?? []) {
+            const cm = e.valueFrom?.configMapKeyRef;
+            const sk = e.valueFrom?.secretKeyRef;
+            if (cm) {
+              const source = ofKind('ConfigMap').find((m) => m.metadata.name === cm.name);
+              expect({ name: e.name, found: cm.key in (source?.data ?? {}) }).toEqual({
+                name: e.name,
+                found: true,
+              });
+            }
+            if (sk) {
+              const source = ofKind('Secret').find((m) => m.metadata.name === sk.name);
+              expect({ name: e.name, found: sk.key in secretValues(source) }).toEqual({
+                name: e.name,
+                found: true,
+              });
+            }
+          }
+        }
+      });
+
+      const env = ENVS.get(app);
+      (env ? it : it.skip)('gets every variable its env class requires, and none it does not declare', () => {
+        for (const c of containers(d)) {
+          const catalogue = c.env?.find((e: Manifest) => e.name === 'CATALOGUE_FILE')?.valueFrom
+            ?.configMapKeyRef?.key;
+          const appEnv = withExtras(
+            env as AppEnv,
+            extraVariables(app, catalogue && configMap.data[catalogue]),
+          );
+          const provided = containerEnv(c);
+          expect(required(appEnv).filter((name) => !provided.includes(name))).toEqual([]);
+          const explicit = (c.env ?? []).map((e: Manifest) => e.name);
+          expect(explicit.filter((name: string) => !appEnv.variables.has(name))).toEqual([]);
+        }
+      });
+
+      it('has a PodDisruptionBudget that still lets a node drain when it runs more than one replica', () => {
+        const hpa = hpaFor(app);
+        const replicas = hpa ? hpa.spec.minReplicas : (d.spec.replicas ?? 1);
+        const pdb = ofKind('PodDisruptionBudget').find((p) =>
+          labelsMatch(p.spec.selector.matchLabels, d.spec.template.metadata.labels),
+        );
+        if (replicas <= 1) return;
+        expect(pdb).toBeDefined();
+        const { maxUnavailable, minAvailable } = (pdb as Manifest).spec;
+        if (maxUnavailable !== undefined) expect(maxUnavailable).not.toBe(0);
+        else expect(Number(minAvailable)).toBeLessThan(replicas);
+      });
+    });
+
+    it('gives every Service, HPA, PDB and Ingress an existing target', () => {
+      const workloads = [...deployments, ...ofKind('StatefulSet')];
+      for (const s of ofKind('Service')) {
+        const target = workloads.find((d) => labelsMatch(s.spec.selector, d.spec.template.metadata.labels));
+        expect({ service: s.metadata.name, target: target?.metadata.name }).toEqual({
+          service: s.metadata.name,
+          target: expect.any(String),
+        });
+        for (const port of s.spec.ports)
+          expect(portOf(containers(target as Manifest)[0], port.targetPort ?? port.port)).toBeDefined();
+      }
+      for (const h of ofKind('HorizontalPodAutoscaler')) {
+        expect(h.spec.scaleTargetRef.kind).toBe('Deployment');
+        expect(deployment(h.spec.scaleTargetRef.name)).toBeDefined();
+      }
+      for (const p of ofKind('PodDisruptionBudget')) {
+        expect(
+          deployments.some((d) => labelsMatch(p.spec.selector.matchLabels, d.spec.template.metadata.labels)),
+        ).toBe(true);
+      }
+      for (const ingress of ofKind('Ingress')) {
+        for (const rule of ingress.spec.rules) {
+          for (const { backend } of rule.http.paths) {
+            const service = ofKind('Service').find((s) => s.metadata.name === backend.service.name);
+            expect(service).toBeDefined();
+            const { name, number } = backend.service.port;
+            expect(
+              (service as Manifest).spec.ports.some((p: Manifest) => p.name === name || p.port === number),
+            ).toBe(true);
+          }
+        }
+      }
+    });
+
+    it('routes the public API to the gateway', () => {
+      const paths = ofKind('Ingress').flatMap((i) => i.spec.rules.flatMap((r: Manifest) => r.http.paths));
+      for (const prefix of ['/api/v1/chat/completions', '/api/auth/authorize', '/api/health']) {
+        expect(
+          paths.some(
+            (p: Manifest) =>
+              (prefix === p.path || prefix.startsWith(`${p.path}/`)) &&
+              p.backend.service.name === 'api-gateway',
+          ),
+        ).toBe(true);
+      }
+    });
+
+    it.each(['api-gateway', 'inference'])(
+      'autoscales %s on CPU, which needs a CPU request and no fixed replica count',
+      (app) => {
+        const hpa = hpaFor(app) as Manifest;
+        expect(hpa).toBeDefined();
+        expect(hpa.spec.metrics).toContainEqual(
+          expect.objectContaining({ type: 'Resource', resource: expect.objectContaining({ name: 'cpu' }) }),
+        );
+        expect(hpa.spec.minReplicas).toBeLessThanOrEqual(hpa.spec.maxReplicas);
+        const d = deployment(app) as Manifest;
+        expect(d.spec.replicas).toBeUndefined();
+        for (const c of containers(d)) expect(c.resources.requests.cpu).toBeDefined();
+      },
+    );
+
+    it('gives auth and the gateway the same JWT secret, and inference a catalogue that ships in the image', () => {
+      const jwtRef = (app: string) =>
+        containers(deployment(app) as Manifest)[0].env.find((e: Manifest) => e.name === 'JWT_SECRET')
+          ?.valueFrom?.secretKeyRef;
+      expect(jwtRef('auth')).toEqual(jwtRef('api-gateway'));
+      // The image's working directory holds config/, as the repository root does.
+      expect(existsSync(join(ROOT, configMap.data.CATALOGUE_FILE))).toBe(true);
+    });
+
+    it('keeps secrets out of the ConfigMap and only placeholders, which the apps refuse, in the Secrets', () => {
+      const secretKeys = [
+        'JWT_SECRET',
+        'ADMIN_TOKEN',
+        'DATABASE_URL',
+        'DATABASE_MIGRATION_URL',
+        'S3_ACCESS_KEY_ID',
+        'S3_SECRET_ACCESS_KEY',
+      ];
+      expect(Object.keys(secretData)).toEqual(expect.arrayContaining(secretKeys));
+      expect(Object.keys(configMap.data).filter((key) => secretKeys.includes(key))).toEqual([]);
+      for (const s of ofKind('Secret')) {
+        for (const [key, value] of Object.entries(secretValues(s)).filter(([k]) => k !== 'NATS_USER')) {
+          expect({ key, placeholder: value.includes('PLACEHOLDER') }).toEqual({ key, placeholder: true });
+          expect(() => loadEnv(PlaceholderProbe, { VALUE: value })).toThrow(/placeholder/);
+        }
+      }
+    });
+
+    it('lets requests in flight finish in a rollout: grace above the longest request, a preStop sleep, Ingress timeouts', () => {
+      expect(rolloutProblems(manifests)).toEqual([]);
+      const broken = clone(manifests);
+      podOf(broken.find((m) => m.metadata.name === 'inference') as Manifest).terminationGracePeriodSeconds =
+        30;
+      delete containersOf(broken.find((m) => m.metadata.name === 'auth') as Manifest)[0].lifecycle;
+      (broken.find((m) => m.kind === 'Ingress') as Manifest).metadata.annotations[
+        'nginx.ingress.kubernetes.io/proxy-read-timeout'
+      ] = '300';
+      expect(rolloutProblems(broken)).toEqual([
+        'auth: no preStop sleep while endpoints are removed',
+        'inference: terminationGracePeriodSeconds 30 too short',
+        'Ingress api-gateway: proxy-read-timeout below the longest request',
+      ]);
+    });
+
+    it('runs NATS with the generated users, each app with its own credentials from its own Secret', () => {
+      const nats = ofKind('StatefulSet').find((m) => m.metadata.name === 'nats') as Manifest;
+      expect(podOf(nats).volumes).toContainEqual({ name: 'config', configMap: { name: 'nats-config' } });
+      expect(configMap.data.NATS_URL).toBe('nats://nats:4222');
+      expect(natsCredentialProblems(manifests)).toEqual([]);
+      const swapped = clone(manifests);
+      const inference = containersOf(swapped.find((m) => m.metadata.name === 'inference') as Manifest)[0];
+      for (const e of inference.env)
+        if (e.valueFrom?.secretKeyRef?.name === 'nats-user-inference')
+          e.valueFrom.secretKeyRef.name = 'nats-user-billing';
+      expect(natsCredentialProblems(swapped)).toEqual([
+        'inference: connects as billing',
+        'inference: its password is not the one the NATS server is given',
+        'inference: shares a Secret',
+      ]);
+    });
+
+    const expectedReach = {
+      'from outside': ['api-gateway'],
+      nats: ['api-gateway', 'auth', 'billing', 'inference', 'media', 'storage'],
+      'services health': ['api-gateway'],
+      postgres: ['auth', 'billing', 'inference', 'media', 'migrate', 'storage'],
+      'internet over https': ['api-gateway', 'inference', 'media', 'storage'],
+    };
+
+    it('denies by default and lets through only what each app needs', () => {
+      expect(reachability(manifests)).toEqual(expectedReach);
+    });
+
+    it('fails a NetworkPolicy set that lets more through (broken copies)', () => {
+      const open = withoutKind(manifests, 'NetworkPolicy', 'default-deny').filter(
+        (m) => !(m.kind === 'NetworkPolicy' && ['nats-ingress', 'services-health'].includes(m.metadata.name)),
+      );
+      expect(reachability(open)).not.toEqual(expectedReach);
+      const billingOnline = clone(manifests);
+      (
+        billingOnline.find((m) => m.metadata.name === 'providers') as Manifest
+      ).spec.podSelector.matchExpressions[0].values.push('billing');
+      expect(reachability(billingOnline)['internet over https']).toContain('billing');
+    });
+
+    it('migrates in a Job as the schemas owner, and runs the services as a role that only reads and writes rows', () => {
+      const job = ofKind('Job').find((m) => m.metadata.name === 'migrate') as Manifest;
+      const steps = [...(podOf(job).initContainers ?? []), ...podOf(job).containers];
+      const services = NATS_APPS.filter((app) => app !== 'mock-upstream');
+      expect(steps.map((c: Manifest) => c.name).sort()).toEqual([...services].sort());
+      for (const step of steps) {
+        expect(step.command).toEqual(['node', 'main.js', '--migrate']);
+        expect(String(step.image).split(':')[0]).toBe(`model-gateway/${step.name}`);
+        expect(step.env.find((e: Manifest) => e.name === 'DATABASE_URL').valueFrom.secretKeyRef.key).toBe(
+          'DATABASE_MIGRATION_URL',
+        );
+        const appEnv = ENVS.get(step.name);
+        if (appEnv) expect(required(appEnv).filter((name) => !containerEnv(step).includes(name))).toEqual([]);
+      }
+      for (const app of services) {
+        const [c] = containers(deployment(app) as Manifest);
+        expect({ app, migrates: envValue(manifests, c, 'DB_MIGRATE_ON_START') }).toEqual({
+          app,
+          migrates: 'false',
+        });
+        expect(Number(envValue(manifests, c, 'DB_POOL_MAX'))).toBeGreaterThan(0);
+        expect(new URL(envValue(manifests, c, 'DATABASE_URL') as string).username).not.toBe(
+          new URL(secretData.DATABASE_MIGRATION_URL).username,
+        );
+      }
+    });
+  });
+
+  describe('the overlays differ where they must', () => {
+    const demo = renderKustomization(join(K8S, 'overlays/demo'));
+    const production = renderKustomization(join(K8S, 'overlays/production'));
+    const config = (manifests: Manifest[]) =>
+      manifests.find((m) => m.kind === 'ConfigMap' && m.metadata.name === 'model-gateway-config')?.data ?? {};
+
+    it('runs the demo catalogue against the mock upstream in the demo, and neither in production', () => {
+      expect(config(demo).CATALOGUE_FILE).toBe('config/catalogue.demo.json');
+      const url = new URL(config(demo).MOCK_UPSTREAM_URL);
+      const service = demo.find((m) => m.kind === 'Service' && m.metadata.name === url.hostname);
+      expect(service?.spec.ports.map((p: Manifest) => String(p.port))).toContain(url.port || '80');
+      expect(config(production).CATALOGUE_FILE).not.toMatch(/demo/);
+      expect(production.filter((m) => m.metadata.name === 'mock-upstream')).toEqual([]);
+    });
+
+    it('serves production over TLS without the operator API, the docs or the metrics on the Ingress', () => {
+      const [ingress] = production.filter((m) => m.kind === 'Ingress');
+      expect(ingress.spec.tls?.[0]?.secretName).toEqual(expect.any(String));
+      expect(privatePathsRouted(production)).toEqual([]);
+      expect(privatePathsRouted(demo)).toEqual(['/api']);
+    });
   });
 
   it('documents how to build, apply and scale, and what the cluster must provide', () => {
     const readme = readFileSync(join(K8S, 'README.md'), 'utf8');
-    for (const needle of ['docker build', 'kubectl apply -k k8s/', 'JetStream', 'Postgres', 'queue group'])
+    for (const needle of [
+      'docker build',
+      'kubectl apply -k k8s/overlays/production',
+      'kubectl apply -k k8s/overlays/demo',
+      'JetStream',
+      'Postgres',
+      'queue group',
+      'DATABASE_MIGRATION_URL',
+      'NetworkPolic',
+    ])
       expect(readme).toContain(needle);
   });
 });
