@@ -388,6 +388,11 @@ describe('Dockerfile', () => {
   });
 });
 
+/** What SIGTERM may take (SHUTDOWN_GRACE_MS in seconds) and what Kubernetes must wait for beyond it. */
+const SHUTDOWN_GRACE_S = 600;
+const PRE_STOP_S = 10;
+/** The platform's own closing bound after the grace (shutdown-signal.ts). */
+const CLOSING_S = 15;
 describe('docker-compose.yml', () => {
   // Compose resolves `<<` merge keys; the YAML 1.2 default would leave them as plain keys.
   const compose = parse(read('docker-compose.yml'), { merge: true }) as Manifest;
@@ -490,6 +495,23 @@ describe('docker-compose.yml', () => {
     expect(natsUserMismatches(swapped)).toEqual(['inference']);
   });
 
+  /** Apps that compose would kill before a request in flight (up to 600 s) may finish. */
+  const cutShort = (all: Record<string, Manifest>): string[] =>
+    NATS_APPS.concat('api-gateway')
+      .filter((app) => app in all)
+      .filter((app) => {
+        const match = /^(\d+)(s|m)$/.exec(String(all[app].stop_grace_period ?? '10s'));
+        const seconds = match ? Number(match[1]) * (match[2] === 'm' ? 60 : 1) : 0;
+        return seconds < SHUTDOWN_GRACE_S + CLOSING_S;
+      });
+
+  it('lets each app finish its work in flight when it is stopped', () => {
+    expect(cutShort(services)).toEqual([]);
+    expect(cutShort({ ...services, billing: { ...services.billing, stop_grace_period: '10s' } })).toEqual([
+      'billing',
+    ]);
+  });
+
   /** Shared secrets compose falls back on (a value any reader of the repository knows) instead of requiring. */
   const unrequiredSecrets = (text: string): string[] =>
     ['JWT_SECRET', 'ADMIN_TOKEN', ...Object.keys(NATS_USERS).map(passwordVariable)].filter(
@@ -549,11 +571,6 @@ describe('docker-compose.yml', () => {
   });
 });
 
-/** What SIGTERM may take (SHUTDOWN_GRACE_MS in seconds) and what Kubernetes must wait for beyond it. */
-const SHUTDOWN_GRACE_S = 600;
-const PRE_STOP_S = 10;
-/** The platform's own closing bound after the grace (shutdown-signal.ts). */
-const CLOSING_S = 15;
 const OVERLAYS = ['demo', 'production'] as const;
 const secretValues = (secret: Manifest | undefined): Record<string, string> => ({
   ...Object.fromEntries(
