@@ -69,7 +69,9 @@ describe('media generations over NATS with billing, storage and mock-upstream', 
     });
     expect(b64.data).toHaveLength(3);
     expect(Buffer.from(b64.data[0].b64_json as string, 'base64').subarray(0, 8)).toEqual(PNG_SIGNATURE);
-    expect(b64.usage).toMatchObject({ cost_rub: 24, total_tokens: 0 });
+    expect(b64.usage).toMatchObject({ cost_rub: 24, cost: 24, input_tokens: 3 });
+    // The provider's own count: 1056 tokens a medium 1024x1024 image, three of them, and the prompt's three.
+    expect(b64.usage?.total_tokens).toBe(3 * 1056 + 3);
     const urls = await app.rpc.request(MediaContracts.imageResult, {
       principal,
       id: pending.id,

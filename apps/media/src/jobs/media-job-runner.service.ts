@@ -137,7 +137,7 @@ export class MediaJobRunner implements OnApplicationBootstrap, OnApplicationShut
         const ended = await this.generations.finish(job.id, this.owner, {
           status: 'completed',
           cost: job.price,
-          usage: mediaUsage(job.requestType, job.params, job.price),
+          usage: mediaUsage(job.requestType, job.params, job.price, step.tokens),
           files: step.files,
           error: null,
         });

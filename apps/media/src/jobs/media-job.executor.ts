@@ -4,6 +4,7 @@ import { Readable } from 'node:stream';
 import type { MediaGenerationEntity, StoredResultFile } from '../generations/media-generation.entity';
 import { MediaGenerationRepository } from '../generations/media-generation.repository';
 import {
+  type ImageTokens,
   MediaProviderClient,
   type ProviderVideoJob,
   ProviderUnreachable,
@@ -35,7 +36,7 @@ export type JobStep =
       delayMs: number;
       changes: Partial<Pick<MediaGenerationEntity, 'providerJobId' | 'polls' | 'retries' | 'submittedAt'>>;
     }
-  | { kind: 'completed'; files: StoredResultFile[] }
+  | { kind: 'completed'; files: StoredResultFile[]; tokens: ImageTokens | null }
   | { kind: 'failed'; error: JobError };
 
 /** Marks the moment before a create call: a job that finds it set never makes the call again. */
@@ -73,22 +74,26 @@ export class MediaJobExecutor {
       if (job.requestType === 'video') return await this.videoStep(job, route, markSubmitted);
       if (job.submittedAt !== null) return { kind: 'failed', error: JOB_ERRORS.interrupted };
       if (!(await markSubmitted())) return null;
-      const produced =
-        job.requestType === 'audio' ? await this.speech(job, route) : await this.images(job, route);
-      return await this.stored(job, produced);
+      if (job.requestType === 'audio') return await this.stored(job, await this.speech(job, route));
+      const { images, tokens } = await this.images(job, route);
+      return await this.stored(job, images, tokens);
     } catch (err) {
       return this.afterFailure(job, err, job.requestType === 'video' && job.providerJobId !== null);
     }
   }
 
-  private async images(job: MediaGenerationEntity, route: ProviderRoute): Promise<ProducedFile[]> {
+  private async images(
+    job: MediaGenerationEntity,
+    route: ProviderRoute,
+  ): Promise<{ images: ProducedFile[]; tokens: ImageTokens | null }> {
     const format = textParam(job.params, 'output_format', 'png');
-    const images = await this.provider.generateImages(route, job.params, format);
-    return images.map((image) => ({
+    const answer = await this.provider.generateImages(route, job.params, format);
+    const images = answer.images.map((image) => ({
       body: Readable.from([image.bytes]),
       contentType: IMAGE_TYPES[format] ?? 'image/png',
       ...(image.revisedPrompt !== undefined ? { revisedPrompt: image.revisedPrompt } : {}),
     }));
+    return { images, tokens: answer.tokens };
   }
 
   private async speech(job: MediaGenerationEntity, route: ProviderRoute): Promise<ProducedFile[]> {
@@ -146,7 +151,11 @@ export class MediaJobExecutor {
   }
 
   /** A file that cannot be stored fails the generation: it is never charged for what the client cannot get. */
-  private async stored(job: MediaGenerationEntity, produced: ProducedFile[]): Promise<JobStep> {
+  private async stored(
+    job: MediaGenerationEntity,
+    produced: ProducedFile[],
+    tokens: ImageTokens | null = null,
+  ): Promise<JobStep> {
     const files: StoredResultFile[] = [];
     for (const file of produced) {
       try {
@@ -156,7 +165,7 @@ export class MediaJobExecutor {
         return { kind: 'failed', error: JOB_ERRORS.notStored };
       }
     }
-    return { kind: 'completed', files };
+    return { kind: 'completed', files, tokens };
   }
 
   /**

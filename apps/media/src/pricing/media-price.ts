@@ -27,6 +27,7 @@ export function mediaUsage(
   requestType: GenerationRequestType,
   params: Record<string, unknown>,
   cost: Decimal.Value,
+  tokens: Pick<MediaUsage, 'input_tokens' | 'output_tokens' | 'total_tokens'> | null = null,
 ): MediaUsage {
   const rub = costNumber(cost);
   const money = { cost_rub: rub, cost: rub };
@@ -36,12 +37,13 @@ export function mediaUsage(
   if (requestType === 'video') {
     return { output_units: 1, duration_seconds: numberParam(params, 'duration', 0), ...money };
   }
-  // The images API's Usage object carries token counts; the media models here bill per image.
+  // The images API's Usage object carries token counts, the provider's where it reports them; the bill is per image.
   return {
     output_units: numberParam(params, 'n', 1),
     input_tokens: 0,
     output_tokens: 0,
     total_tokens: 0,
+    ...tokens,
     ...money,
   };
 }

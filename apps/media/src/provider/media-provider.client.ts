@@ -10,6 +10,18 @@ export interface ProviderImage {
   revisedPrompt?: string;
 }
 
+/** The tokens an image answer reports (the GPT image models do; others report none). */
+export interface ImageTokens {
+  input_tokens: number;
+  output_tokens: number;
+  total_tokens: number;
+}
+
+export interface ProviderImages {
+  images: ProviderImage[];
+  tokens: ImageTokens | null;
+}
+
 /** A provider's video job as its status call answers it. */
 export interface ProviderVideoJob {
   id: string;
@@ -62,7 +74,7 @@ export class MediaProviderClient implements OnApplicationShutdown {
     route: ProviderRoute,
     params: Record<string, unknown>,
     format: string,
-  ): Promise<ProviderImage[]> {
+  ): Promise<ProviderImages> {
     const { prompt, n, size, quality, style, background, output_compression } = params;
     const body = {
       model: route.upstreamModel,
@@ -76,17 +88,25 @@ export class MediaProviderClient implements OnApplicationShutdown {
       ...(output_compression !== undefined ? { output_compression } : {}),
       response_format: 'b64_json',
     };
-    const answer = await this.json<{ data?: Array<{ b64_json?: unknown; revised_prompt?: unknown }> }>(
-      await this.send(route, 'POST', '/images/generations', body),
-    );
+    const answer = await this.json<{
+      data?: Array<{ b64_json?: unknown; revised_prompt?: unknown }>;
+      usage?: Partial<Record<keyof ImageTokens, unknown>>;
+    }>(await this.send(route, 'POST', '/images/generations', body));
     const images = answer.data ?? [];
     if (images.length === 0 || images.some((image) => typeof image.b64_json !== 'string')) {
       throw new UpstreamFailure('protocol', 'The provider answered no image');
     }
-    return images.map((image) => ({
-      bytes: Buffer.from(image.b64_json as string, 'base64'),
-      ...(typeof image.revised_prompt === 'string' ? { revisedPrompt: image.revised_prompt } : {}),
-    }));
+    const { input_tokens, output_tokens } = answer.usage ?? {};
+    return {
+      images: images.map((image) => ({
+        bytes: Buffer.from(image.b64_json as string, 'base64'),
+        ...(typeof image.revised_prompt === 'string' ? { revisedPrompt: image.revised_prompt } : {}),
+      })),
+      tokens:
+        typeof input_tokens === 'number' && typeof output_tokens === 'number'
+          ? { input_tokens, output_tokens, total_tokens: input_tokens + output_tokens }
+          : null,
+    };
   }
 
   /** Speech as the provider answers it: the audio bytes, streamed. */
