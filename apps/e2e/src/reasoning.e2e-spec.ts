@@ -216,11 +216,14 @@ function reasoningConversations(target: () => Target): void {
         strict: false,
       },
     ];
+    /** A stateless client, as the SDK's users keep reasoning without storing responses. */
     const respond = async (input: OpenAI.Responses.ResponseInput, stream: boolean) => {
       const body = {
         model: MODEL,
         reasoning: { effort: 'low' as const },
         max_output_tokens: 2048,
+        store: false,
+        include: ['reasoning.encrypted_content' as const],
         tools,
         input,
       };

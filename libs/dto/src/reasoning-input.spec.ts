@@ -72,6 +72,15 @@ describe('reasoning sent back', () => {
       }),
     ],
     [
+      'responses: include asking for the encrypted content, as a stateless client does',
+      ResponsesRequestDto,
+      {
+        ...responses({ role: 'user', content: 'hi' }),
+        store: false,
+        include: ['reasoning.encrypted_content'],
+      },
+    ],
+    [
       "responses: the gateway's item of signed thinking",
       ResponsesRequestDto,
       responses({

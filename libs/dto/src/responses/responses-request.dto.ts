@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   ArrayMaxSize,
+  IsArray,
   IsBoolean,
   IsDefined,
   IsIn,
@@ -215,6 +216,18 @@ export class ResponsesRequestDto {
   @IsOptional()
   @IsBoolean()
   store?: boolean;
+
+  @ApiPropertyOptional({
+    type: [String],
+    example: ['reasoning.encrypted_content'],
+    description:
+      'Accepted; reasoning items carry the encrypted content whenever the provider gives it, asked for or not',
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(16)
+  @IsString({ each: true })
+  include?: string[];
 
   @ApiPropertyOptional({ example: 'user-42' })
   @IsOptional()
