@@ -66,6 +66,8 @@ export class DistributedStack {
       JWT_SECRET: this.options.jwtSecret,
       MOCK_UPSTREAM_URL: `http://127.0.0.1:${mockPort}`,
       LOG_FORMAT: 'json',
+      // A stack stopped after a test that left work running must not wait the production 600 s for it.
+      SHUTDOWN_GRACE_MS: '5000',
       ...this.s3.env,
     };
     await Promise.all(SERVICES.map((name) => this.startService(name)));
