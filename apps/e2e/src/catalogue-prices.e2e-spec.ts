@@ -14,19 +14,16 @@ interface BilledBy {
   test: string;
 }
 
-/** Media (images, video, speech) is not served yet: its prices wait for issue 21, which bills them. */
-const AWAITS_MEDIA_ISSUE_21 = 'issue 21';
-
 const INVOICE: BilledBy = {
   spec: 'invoices.e2e-spec.ts',
   test: 'charges a chat exactly its hand-computed invoice, shown in usage and the history detail',
 };
 
 /**
- * For each model, the e2e case that bills each of its prices (or the issue that will); the
+ * For each model, the e2e case that bills each of its prices; the
  * default catalogue entries first, then what the priced demo/chat of the invoice e2e adds.
  */
-const BILLED_BY: Record<string, Record<string, BilledBy | typeof AWAITS_MEDIA_ISSUE_21>> = {
+const BILLED_BY: Record<string, Record<string, BilledBy>> = {
   'demo/chat': {
     prompt_per_million: {
       spec: 'embedded.e2e-spec.ts',
@@ -77,10 +74,39 @@ const BILLED_BY: Record<string, Record<string, BilledBy | typeof AWAITS_MEDIA_IS
       test: 'answers diarized_json with speakers on the diarizing model',
     },
   },
-  'demo/image': { per_request: AWAITS_MEDIA_ISSUE_21, tiers: AWAITS_MEDIA_ISSUE_21 },
-  'demo/image-classic': { per_request: AWAITS_MEDIA_ISSUE_21, tiers: AWAITS_MEDIA_ISSUE_21 },
-  'demo/video': { video_per_second: AWAITS_MEDIA_ISSUE_21, tiers: AWAITS_MEDIA_ISSUE_21 },
-  'demo/tts': { tts_per_million_characters: AWAITS_MEDIA_ISSUE_21 },
+  'demo/image': {
+    per_request: {
+      spec: 'images.e2e-spec.ts',
+      test: 'bills demo/image per image through the SDK: a url that serves a PNG of the asked size',
+    },
+    tiers: {
+      spec: 'images.e2e-spec.ts',
+      test: 'bills demo/image quality tiers: two high-quality WEBP images as b64_json, decodable at their size',
+    },
+  },
+  'demo/image-classic': {
+    per_request: {
+      spec: 'images.e2e-spec.ts',
+      test: 'bills demo/image-classic per image and by its hd tier, with the revised prompt',
+    },
+    tiers: {
+      spec: 'images.e2e-spec.ts',
+      test: 'bills demo/image-classic per image and by its hd tier, with the revised prompt',
+    },
+  },
+  'demo/video': {
+    video_per_second: {
+      spec: 'media.e2e-spec.ts',
+      test: 'bills demo/video per second: created async it is pending at once, and completes when polled',
+    },
+    tiers: { spec: 'media.e2e-spec.ts', test: 'bills demo/video by its resolution tiers' },
+  },
+  'demo/tts': {
+    tts_per_million_characters: {
+      spec: 'speech.e2e-spec.ts',
+      test: 'bills demo/tts per million characters: audio.speech.create answers MP3 bytes',
+    },
+  },
 };
 
 /** Every price a catalogue sets, as `model price` pairs: a decimal string, or tiers that are not empty. */
@@ -106,17 +132,9 @@ describe('every price of the demo catalogue is billed by an e2e case', () => {
     const unbilled: string[] = [];
     for (const [model, key] of pricesSet(catalogue)) {
       const billedBy = BILLED_BY[model]?.[key];
-      if (billedBy === AWAITS_MEDIA_ISSUE_21) continue;
       if (billedBy === undefined || !specText(billedBy.spec).includes(billedBy.test))
         unbilled.push(`${model} ${key}`);
     }
     expect(unbilled).toEqual([]);
-  });
-
-  it('names issue 21 only for media models, which have no e2e until media is served', () => {
-    const awaiting = Object.entries(BILLED_BY)
-      .filter(([, prices]) => Object.values(prices).includes(AWAITS_MEDIA_ISSUE_21))
-      .map(([model]) => model);
-    expect(awaiting).toEqual(['demo/image', 'demo/image-classic', 'demo/video', 'demo/tts']);
   });
 });

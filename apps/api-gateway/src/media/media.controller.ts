@@ -25,7 +25,7 @@ import { answerJson } from './json-answer';
 /** The interface's asynchronous operation: it answers the new generation `pending` whatever `async` says. */
 const ALWAYS_ASYNCHRONOUS: ReadonlySet<MediaOperation> = new Set(['extend']);
 
-const GENERATION_ID = {
+const GENERATION_ID_PARAM = {
   name: 'id',
   description: 'The generation id, as POST /v1/media or an operation answered it',
   example: 'gen-0b6c4f0e-2d1f-4f5e-9a57-1c0e3f9d2b11',
@@ -94,7 +94,7 @@ export class MediaController {
   @Get(['v1/media/:id', 'v2/media/:id'])
   @Authenticated()
   @ApiOperation({ summary: 'Status and result of a media generation (poll every 3 to 5 seconds)' })
-  @ApiParam(GENERATION_ID)
+  @ApiParam(GENERATION_ID_PARAM)
   @ApiOkResponse({ type: MediaGenerationDto })
   @ApiNotFoundResponse({ description: "Unknown id, or another organization's", type: ErrorEnvelopeDto })
   get(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<MediaGeneration> {
@@ -108,7 +108,7 @@ export class MediaController {
     description:
       '`extend` makes a NEW generation continuing the video (answered `pending` at once; the original is unchanged); `upscale_1080p` and `upscale_4k` answer `completed` with `data` an object with `url` within the synchronous limit, or with `async: true` the new pending record at once.',
   })
-  @ApiParam(GENERATION_ID)
+  @ApiParam(GENERATION_ID_PARAM)
   @ApiBody({
     type: MediaOperationRequestDto,
     examples: {
@@ -154,7 +154,7 @@ export class MediaController {
     description:
       "Ends it `cancelled` at no cost (history's isCancelled true); the provider's job is cancelled where its API allows.",
   })
-  @ApiParam(GENERATION_ID)
+  @ApiParam(GENERATION_ID_PARAM)
   @ApiOkResponse({ type: MediaGenerationDto, description: 'The generation, `cancelled`' })
   @ApiNotFoundResponse({ description: "Unknown id, or another organization's", type: ErrorEnvelopeDto })
   @ApiConflictResponse({
