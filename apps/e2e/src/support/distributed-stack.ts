@@ -103,6 +103,17 @@ export class DistributedStack {
     await app.waitFor(/serving on NATS/, START_TIMEOUT_MS);
   }
 
+  /**
+   * Another replica of a service on the same NATS and database, as a scaled-out deployment runs it
+   * (its queue group shares the work); stopped with the stack.
+   */
+  async startServiceReplica(name: string): Promise<AppProcess> {
+    const app = startApp(name, { ...this.serviceEnv, ...this.options.env?.[name] });
+    this.apps.set(`${name}-${this.apps.size}`, app);
+    await app.waitFor(/serving on NATS/, START_TIMEOUT_MS);
+    return app;
+  }
+
   /** Restarts the private nats-server under the running apps, down for `downMs`. */
   async restartNats(downMs: number): Promise<void> {
     await this.nats?.restart(downMs);
