@@ -34,6 +34,8 @@ export interface MediaTestOptions {
   mockJobMs?: number;
   media?: Partial<MediaEnv>;
   billing?: Partial<BillingEnv>;
+  /** Storage's settings over its defaults (a small quota). */
+  storage?: Record<string, string>;
 }
 
 /**
@@ -84,7 +86,12 @@ export class MediaTestApp {
         silentLogger,
       ),
     );
-    const storageEnv = loadEnv(StorageEnv, { DATABASE_URL: db.url, NATS_URL: nats.url, ...s3.env });
+    const storageEnv = loadEnv(StorageEnv, {
+      DATABASE_URL: db.url,
+      NATS_URL: nats.url,
+      ...s3.env,
+      ...options.storage,
+    });
     app.others.push(
       await startService(
         StorageModule.register({ env: storageEnv, transport: app.transport }),
