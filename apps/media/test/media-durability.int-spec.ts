@@ -79,6 +79,27 @@ describe('media jobs across replicas', () => {
     await app.startReplica();
   });
 
+  it('retries a create call that never reached the provider, and makes it once it can', async () => {
+    const principal = await app.customer('100.00');
+    for (const replica of [...app.replicas]) await app.stopReplica(replica);
+    // Nothing listens on port 9 of this host: the connection is refused before any request is written.
+    const cutOff = await app.startReplica({ MOCK_UPSTREAM_URL: 'http://127.0.0.1:9' });
+    const creates = app.providerCreates.length;
+    const pending = await createVideo(principal, 'once reachable');
+    await expectEventually(async () => {
+      const [row]: Array<{ retries: number }> = await app.sql.query(
+        `SELECT retries FROM media.generations WHERE id = $1`,
+        [pending.id],
+      );
+      expect(row.retries).toBeGreaterThanOrEqual(1);
+    });
+    await app.stopReplica(cutOff);
+    await app.startReplica();
+    expect(await app.final(principal, pending.id, 30_000)).toMatchObject({ status: 'completed' });
+    expect(app.providerCreates.length - creates).toBe(1);
+    await app.startReplica();
+  });
+
   it('50 concurrent videos on a balance that covers 10: never below zero, at least 8 complete', async () => {
     // Each video is 5 s at 10 RUB a second.
     const principal = await app.customer('500.00');
