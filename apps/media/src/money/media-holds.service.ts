@@ -114,8 +114,9 @@ export class MediaHolds implements OnApplicationBootstrap, OnApplicationShutdown
     }
     const graceEnd = Date.now() - this.settings.settleGraceMs;
     for (const row of rows) {
-      if (row.completedAt === null) this.holdOf(row);
-      else if (row.completedAt.getTime() < graceEnd) {
+      // Renewed until billing is told, final or not: a lapsed hold would be released before its charge.
+      this.holdOf(row);
+      if (row.completedAt !== null && row.completedAt.getTime() < graceEnd) {
         this.logger.warn(`Reporting generation ${row.id}, left ${row.status} without its outcome`);
         await this.settle(row);
       }
