@@ -3,6 +3,7 @@ import OpenAI from 'openai';
 import { http, seedOrganization, type SeededOrganization } from './support/gateway-http';
 import {
   balanceOf,
+  documentedExamples,
   expectBalance,
   finalGeneration,
   type Generation,
@@ -235,6 +236,31 @@ inBothModes('POST /v2/images/generations', 'images', { SYNC_WAIT_MS: String(SYNC
         expect.arrayContaining(['200', '400', '401', '402', '429', '502']),
       );
       expect(doc.paths['/api/v1/images/generations'].post).toBeDefined();
+    });
+
+    it('answers 200 with images to every example Swagger UI offers', async () => {
+      for (const [name, body] of Object.entries(await documentedExamples(api, '/v2/images/generations'))) {
+        const answered = await generate(body as Record<string, unknown>);
+        expect({ name, status: answered.status }).toEqual({ name, status: 200 });
+        expect(answered.body.data.length).toBeGreaterThan(0);
+      }
+    });
+
+    it('answers ten images in one request, each decodable', async () => {
+      const result = await openai.images.generate({
+        model: 'demo/image',
+        prompt: 'Ten lighthouses',
+        n: 10,
+        response_format: 'b64_json',
+      });
+      expect(result.data).toHaveLength(10);
+      for (const item of result.data!)
+        expect(readImage(Buffer.from(item.b64_json!, 'base64'))).toEqual({
+          format: 'png',
+          width: 1024,
+          height: 1024,
+        });
+      expect(result.usage).toMatchObject({ cost_rub: 40 });
     });
   });
 });

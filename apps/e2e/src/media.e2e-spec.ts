@@ -2,6 +2,7 @@ import Decimal from 'decimal.js';
 import { http, seedOrganization, type SeededOrganization } from './support/gateway-http';
 import {
   balanceOf,
+  documentedExamples,
   expectBalance,
   finalGeneration,
   type Generation,
@@ -338,6 +339,21 @@ inBothModes('media generations', 'media', MEDIA_ENV, (mode, open) => {
       );
       expect(doc.paths['/api/v1/media/{id}/cancel'].post.responses).toHaveProperty('404');
       expect(doc.paths['/api/v1/audio/speech'].post.responses['200'].content).toHaveProperty('audio/mpeg');
+    });
+
+    it('answers 200 to every example Swagger UI offers, an operation on a finished video', async () => {
+      for (const [path, expected] of [
+        ['/v1/media', ['image', 'video', 'speech']],
+        [`/v1/media/${video.id}/operations`, ['upscale', 'extend', 'upscaleAsync']],
+      ] as const) {
+        const examples = await documentedExamples(api, path.replace(video.id, '{id}'));
+        expect(Object.keys(examples)).toEqual(expected);
+        for (const [name, body] of Object.entries(examples)) {
+          const answered = await post(path, body);
+          expect({ name, status: answered.status }).toEqual({ name, status: 200 });
+          expect(answered.body.status).not.toBe('failed');
+        }
+      }
     });
   });
 });

@@ -3,6 +3,7 @@ import OpenAI from 'openai';
 import { http, seedOrganization, type SeededOrganization } from './support/gateway-http';
 import {
   balanceOf,
+  documentedExamples,
   expectBalance,
   historyDetail,
   historyItemAddedBy,
@@ -99,6 +100,16 @@ inBothModes('POST /v1/audio/speech', 'speech', { SYNC_WAIT_MS: String(SYNC_WAIT_
       );
       await expectBalance(api, org.apiKey, before);
       expect(await historyDetail(api, org.apiKey, id)).toMatchObject({ isCancelled: true });
+    });
+
+    it('answers 200 with audio to every example Swagger UI offers', async () => {
+      const examples = await documentedExamples(api, '/v1/audio/speech');
+      expect(Object.keys(examples)).toEqual(['mp3', 'wav']);
+      for (const [name, body] of Object.entries(examples)) {
+        const answered = await speak(body as Record<string, unknown>);
+        expect({ name, status: answered.status }).toEqual({ name, status: 200 });
+        expect(audioFormatOf(Buffer.from(await answered.arrayBuffer()))).toBe(name);
+      }
     });
 
     describe('limits', () => {

@@ -85,6 +85,18 @@ export async function historyItemAddedBy(
   );
 }
 
+/** The request bodies Swagger UI offers for a route's "Try it out", by example name. */
+export async function documentedExamples(api: string, path: string): Promise<Record<string, unknown>> {
+  const doc = (await http('GET', `${api}/docs-json`)).body;
+  const examples = doc.paths[`/api${path}`].post.requestBody.content['application/json'].examples;
+  return Object.fromEntries(
+    Object.entries(examples as Record<string, { value: unknown }>).map(([name, example]) => [
+      name,
+      example.value,
+    ]),
+  );
+}
+
 /** Waits until the balance has come to `expected` (settlement follows the answer) and stays there. */
 export async function expectBalance(api: string, token: string, expected: Decimal): Promise<void> {
   await expectEventually(
