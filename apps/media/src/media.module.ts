@@ -5,6 +5,7 @@ import { TransportModule, TransportOptions } from '@gw/platform';
 import { BLOB_STORE, type BlobStore, createBlobStore, GeneratedFileWriter } from '@gw/platform/blobs';
 import { ServiceDatabaseModule } from '@gw/platform/database';
 import { MEDIA_TABLES, mediaDatabase } from './database/media-database';
+import { GenerationEndings } from './generations/generation-endings';
 import { MediaGenerationHandler } from './generations/media-generation.handler';
 import { MediaGenerationRepository } from './generations/media-generation.repository';
 import { MEDIA_GENERATION_SETTINGS, MediaGenerationService } from './generations/media-generation.service';
@@ -75,6 +76,7 @@ export class MediaModule {
           useValue: { jobDeadlineMs: env.MEDIA_JOB_DEADLINE_MS, awaitPollMs: env.MEDIA_AWAIT_POLL_MS },
         },
         GeneratedFileWriter,
+        GenerationEndings,
         MediaGenerationRepository,
         MediaResults,
         MediaHolds,

@@ -23,6 +23,7 @@ import { checkParams } from '../params/media-params';
 import { mediaPrice } from '../pricing/media-price';
 import { MediaResults } from '../results/media-results.service';
 import type { MediaGenerationEntity } from './media-generation.entity';
+import { GenerationEndings } from './generation-endings';
 import { MediaGenerationRepository } from './media-generation.repository';
 import { mediaGenerationView } from './media-generation.view';
 
@@ -72,6 +73,7 @@ export class MediaGenerationService {
     private readonly holds: MediaHolds,
     private readonly results: MediaResults,
     private readonly runner: MediaJobRunner,
+    private readonly endings: GenerationEndings,
     @Inject(MEDIA_GENERATION_SETTINGS) private readonly settings: MediaGenerationSettings,
   ) {}
 
@@ -140,7 +142,7 @@ export class MediaGenerationService {
     const until = Date.now() + waitMs;
     let row = await this.found(principal, id);
     while (!isFinal(row) && Date.now() < until) {
-      await sleep(Math.min(this.settings.awaitPollMs, until - Date.now()));
+      await this.endings.wait(id, Math.min(this.settings.awaitPollMs, until - Date.now()));
       row = await this.found(principal, id);
     }
     return this.view(row);
@@ -156,6 +158,7 @@ export class MediaGenerationService {
     if (isFinal(row)) return this.view(row);
     const cancelled = await this.generations.finish(row.id, null, { status: 'cancelled', cost: '0' });
     if (!cancelled) return this.view(await this.found(request.principal, request.id));
+    this.endings.ended(cancelled.id);
     await this.holds.settle(cancelled);
     return this.view(cancelled);
   }
@@ -265,8 +268,4 @@ export class MediaGenerationService {
 
 function isFinal(row: MediaGenerationEntity): boolean {
   return (FINAL_GENERATION_STATUSES as readonly string[]).includes(row.status);
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 }

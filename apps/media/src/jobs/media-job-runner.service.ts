@@ -3,6 +3,7 @@ import { PeriodicTask } from '@gw/platform';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { MediaGenerationEntity } from '../generations/media-generation.entity';
+import { GenerationEndings } from '../generations/generation-endings';
 import { MediaGenerationRepository } from '../generations/media-generation.repository';
 import { MediaHolds } from '../money/media-holds.service';
 import { mediaUsage } from '../pricing/media-price';
@@ -40,6 +41,7 @@ export class MediaJobRunner implements OnApplicationBootstrap, OnApplicationShut
     private readonly generations: MediaGenerationRepository,
     private readonly executor: MediaJobExecutor,
     private readonly holds: MediaHolds,
+    private readonly endings: GenerationEndings,
     @Inject(MEDIA_JOB_RUNNER_SETTINGS) private readonly settings: JobRunnerSettings,
   ) {
     this.renewal = new PeriodicTask('Media job leases', Math.max(50, Math.floor(settings.leaseMs / 3)), () =>
@@ -141,7 +143,7 @@ export class MediaJobRunner implements OnApplicationBootstrap, OnApplicationShut
           files: step.files,
           error: null,
         });
-        if (ended) await this.holds.settle(ended);
+        if (ended) await this.ended(ended);
         return;
       }
       case 'wait': {
@@ -162,6 +164,12 @@ export class MediaJobRunner implements OnApplicationBootstrap, OnApplicationShut
       cost: '0',
       error,
     });
-    if (ended) await this.holds.settle(ended);
+    if (ended) await this.ended(ended);
+  }
+
+  /** Reports the outcome to billing and to the waits on this replica. */
+  private async ended(row: MediaGenerationEntity): Promise<void> {
+    this.endings.ended(row.id);
+    await this.holds.settle(row);
   }
 }
