@@ -291,6 +291,24 @@ describe('media generations over NATS with billing, storage and mock-upstream', 
     expect(Number(await app.balance(poor.organizationId))).toBe(10);
   });
 
+  it('answers a create asked again with the same generation id with the first generation, held and charged once', async () => {
+    const customer = await app.customer('100.00');
+    const request = {
+      principal: customer,
+      generationId: `gen-${randomUUID()}`,
+      model: 'demo/image',
+      params: { prompt: 'asked twice' },
+      async: true,
+      surface: 'images' as const,
+    };
+    const first = await app.rpc.request(MediaContracts.createGeneration, request);
+    const again = await app.rpc.request(MediaContracts.createGeneration, request);
+    expect(again.id).toBe(first.id);
+    expect(await app.final(customer, first.id)).toMatchObject({ status: 'completed' });
+    expect(await app.history(customer, first.id)).toMatchObject({ clientCost: '4.00000000' });
+    await expectEventually(async () => expect(Number(await app.balance(customer.organizationId))).toBe(96));
+  });
+
   it('answers an await after waitMs with the generation as it stands', async () => {
     const pending = await create('demo/video', { prompt: 'takes a while [[delay:5000]]' });
     const started = Date.now();

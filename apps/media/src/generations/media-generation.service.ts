@@ -239,6 +239,9 @@ export class MediaGenerationService {
         createdAt,
       });
     } catch (err) {
+      // The same generation asked for again (a retried request): billing answered its hold, which is the first one's.
+      const first = await this.generations.findOne(principal.organizationId, id);
+      if (first) return this.view(first);
       await hold.fail(new DomainError('service_unavailable', 'The generation could not be stored'));
       throw err;
     }
