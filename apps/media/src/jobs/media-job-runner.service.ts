@@ -12,6 +12,9 @@ import { type JobStep, MediaJobExecutor } from './media-job.executor';
 
 export const MEDIA_JOB_RUNNER_SETTINGS = Symbol('MEDIA_JOB_RUNNER_SETTINGS');
 
+/** The least a runner waits between two claims unless a job is created here: a poll is that much late at most. */
+const CLAIM_GATHER_MS = 100;
+
 export interface JobRunnerSettings {
   /** Job steps this replica runs at once. */
   concurrency: number;
@@ -92,7 +95,8 @@ export class MediaJobRunner implements OnApplicationBootstrap, OnApplicationShut
   private async untilNextDue(): Promise<number> {
     const next = await this.generations.nextDueAt(this.owner);
     const wait = next === null ? this.settings.idlePollMs : next.getTime() - Date.now();
-    return Math.min(this.settings.idlePollMs, Math.max(0, wait));
+    // Jobs due within a moment of each other are claimed together: one claim for many polls.
+    return Math.min(this.settings.idlePollMs, Math.max(CLAIM_GATHER_MS, wait));
   }
 
   private sleep(ms: number): Promise<void> {
@@ -118,8 +122,10 @@ export class MediaJobRunner implements OnApplicationBootstrap, OnApplicationShut
         ),
       )
       .finally(() => {
+        // A freed slot matters to a runner that had none; otherwise it already sleeps until the next due job.
+        const wasFull = this.running.size >= this.settings.concurrency;
         this.running.delete(job.id);
-        this.wake();
+        if (wasFull) this.wake();
       });
     this.running.set(job.id, running);
   }
