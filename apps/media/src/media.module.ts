@@ -9,6 +9,7 @@ import { GenerationEndings } from './generations/generation-endings';
 import { MediaGenerationHandler } from './generations/media-generation.handler';
 import { MediaGenerationRepository } from './generations/media-generation.repository';
 import { MEDIA_GENERATION_SETTINGS, MediaGenerationService } from './generations/media-generation.service';
+import { MEDIA_AWAIT_POLL, MediaGenerationTracker } from './generations/media-generation-tracker.service';
 import { MEDIA_JOB_RUNNER_SETTINGS, MediaJobRunner } from './jobs/media-job-runner.service';
 import { MEDIA_JOB_STEPS, MediaJobExecutor } from './jobs/media-job.executor';
 import { MediaEnv } from './media.env';
@@ -73,7 +74,7 @@ export class MediaModule {
         },
         {
           provide: MEDIA_GENERATION_SETTINGS,
-          useValue: { jobDeadlineMs: env.MEDIA_JOB_DEADLINE_MS, awaitPollMs: env.MEDIA_AWAIT_POLL_MS },
+          useValue: { jobDeadlineMs: env.MEDIA_JOB_DEADLINE_MS },
         },
         GeneratedFileWriter,
         GenerationEndings,
@@ -83,6 +84,8 @@ export class MediaModule {
         MediaJobExecutor,
         MediaJobRunner,
         MediaGenerationService,
+        { provide: MEDIA_AWAIT_POLL, useValue: env.MEDIA_AWAIT_POLL_MS },
+        MediaGenerationTracker,
         ...paidGenerationProviders({
           tables: MEDIA_TABLES,
           outboxRelayIntervalMs: env.OUTBOX_RELAY_INTERVAL_MS,

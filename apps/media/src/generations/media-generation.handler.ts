@@ -14,14 +14,18 @@ import {
 } from '@gw/contracts';
 import { HandlesRpc } from '@gw/platform';
 import { MediaGenerationService } from './media-generation.service';
+import { MediaGenerationTracker } from './media-generation-tracker.service';
 
 @Controller()
 export class MediaGenerationHandler {
-  constructor(private readonly generations: MediaGenerationService) {}
+  constructor(
+    private readonly generations: MediaGenerationService,
+    private readonly tracker: MediaGenerationTracker,
+  ) {}
 
   @HandlesRpc(MediaContracts.getGeneration)
   get(request: GetMediaGenerationRequest): Promise<MediaGeneration> {
-    return this.generations.get(request.principal, request.id);
+    return this.tracker.get(request.principal, request.id);
   }
 
   @HandlesRpc(MediaContracts.createGeneration)
@@ -31,12 +35,12 @@ export class MediaGenerationHandler {
 
   @HandlesRpc(MediaContracts.awaitGeneration)
   await(request: AwaitMediaGenerationRequest): Promise<MediaGeneration> {
-    return this.generations.await(request.principal, request.id, request.waitMs);
+    return this.tracker.await(request.principal, request.id, request.waitMs);
   }
 
   @HandlesRpc(MediaContracts.cancelGeneration)
   cancel(request: CancelMediaGenerationRequest): Promise<MediaGeneration> {
-    return this.generations.cancel(request);
+    return this.tracker.cancel(request);
   }
 
   @HandlesRpc(MediaContracts.runOperation)
@@ -46,11 +50,11 @@ export class MediaGenerationHandler {
 
   @HandlesRpc(MediaContracts.imageResult)
   imageResult(request: ImageResultRequest): Promise<ImageGenerationResult> {
-    return this.generations.imageResult(request.principal, request.id, request.responseFormat);
+    return this.tracker.imageResult(request.principal, request.id, request.responseFormat);
   }
 
   @HandlesRpc(MediaContracts.generationFiles)
   files(request: GenerationFilesRequest): Promise<{ files: GeneratedMediaFile[] }> {
-    return this.generations.files(request.principal, request.id);
+    return this.tracker.files(request.principal, request.id);
   }
 }

@@ -1,13 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
-  type CancelMediaGenerationRequest,
   type CreateMediaGenerationRequest,
   DomainError,
-  FINAL_GENERATION_STATUSES,
-  type GeneratedMediaFile,
   type GenerationRequestType,
-  type ImageGenerationResult,
-  type ImageResponseFormat,
   type MediaGeneration,
   type MediaOperation,
   type MediaSurface,
@@ -23,17 +18,14 @@ import { checkParams } from '../params/media-params';
 import { mediaPrice } from '../pricing/media-price';
 import { MediaResults } from '../results/media-results.service';
 import type { MediaGenerationEntity } from './media-generation.entity';
-import { GenerationEndings } from './generation-endings';
 import { MediaGenerationRepository } from './media-generation.repository';
-import { mediaGenerationView } from './media-generation.view';
+import { ownedGeneration } from './owned-generation';
 
 export const MEDIA_GENERATION_SETTINGS = Symbol('MEDIA_GENERATION_SETTINGS');
 
 export interface MediaGenerationSettings {
   /** How long a job may run from its creation before it fails. */
   jobDeadlineMs: number;
-  /** How often a wait for a generation reads its record. */
-  awaitPollMs: number;
 }
 
 /** The endpoint each surface serves models on, as the catalogue lists them. */
@@ -61,10 +53,7 @@ interface NewGeneration {
   operation: MediaOperation | null;
 }
 
-/**
- * Media generations: created priced and held (the job runs it), read, awaited with a bound,
- * cancelled, continued by operations, and read back as the images API answers them.
- */
+/** New media generations: asked for, or continuing a finished one; priced, held and handed to the job runner. */
 @Injectable()
 export class MediaGenerationService {
   constructor(
@@ -73,13 +62,8 @@ export class MediaGenerationService {
     private readonly holds: MediaHolds,
     private readonly results: MediaResults,
     private readonly runner: MediaJobRunner,
-    private readonly endings: GenerationEndings,
     @Inject(MEDIA_GENERATION_SETTINGS) private readonly settings: MediaGenerationSettings,
   ) {}
-
-  async get(principal: Principal, id: string): Promise<MediaGeneration> {
-    return this.view(await this.found(principal, id));
-  }
 
   async create(request: CreateMediaGenerationRequest): Promise<MediaGeneration> {
     const model = this.catalogue.servingModel(request.model, SURFACE_ENDPOINTS[request.surface]);
@@ -105,7 +89,7 @@ export class MediaGenerationService {
 
   /** A NEW generation continuing a completed one, which stays as it is. */
   async runOperation(request: RunMediaOperationRequest): Promise<MediaGeneration> {
-    const original = await this.found(request.principal, request.id);
+    const original = await ownedGeneration(this.generations, request.principal, request.id);
     const model = this.catalogue.find(original.model);
     const operation = model?.entry.operations.find((candidate) => candidate.id === request.operation);
     if (!model || !operation) {
@@ -135,61 +119,6 @@ export class MediaGenerationService {
       parentId: original.id,
       operation: request.operation,
     });
-  }
-
-  /** The generation once it is final, or as it stands after `waitMs`, whichever comes first; on any replica. */
-  async await(principal: Principal, id: string, waitMs: number): Promise<MediaGeneration> {
-    const until = Date.now() + waitMs;
-    let row = await this.found(principal, id);
-    while (!isFinal(row) && Date.now() < until) {
-      await this.endings.wait(id, Math.min(this.settings.awaitPollMs, until - Date.now()));
-      row = await this.found(principal, id);
-    }
-    return this.view(row);
-  }
-
-  /**
-   * A pending or processing generation ends `cancelled` and its hold is released. The provider's
-   * job is left to finish: the OpenAI video wire deletes only finished videos. A final generation
-   * answers as it stands.
-   */
-  async cancel(request: CancelMediaGenerationRequest): Promise<MediaGeneration> {
-    const row = await this.found(request.principal, request.id);
-    if (isFinal(row)) return this.view(row);
-    const cancelled = await this.generations.finish(row.id, null, { status: 'cancelled', cost: '0' });
-    if (!cancelled) return this.view(await this.found(request.principal, request.id));
-    this.endings.ended(cancelled.id);
-    await this.holds.settle(cancelled);
-    return this.view(cancelled);
-  }
-
-  async imageResult(
-    principal: Principal,
-    id: string,
-    format: ImageResponseFormat,
-  ): Promise<ImageGenerationResult> {
-    const row = await this.completed(principal, id);
-    const shown = await this.results.shown(row.files);
-    const data = await Promise.all(
-      row.files.map(async (file, index) => {
-        const revised = file.revisedPrompt !== undefined ? { revised_prompt: file.revisedPrompt } : {};
-        if (format === 'url') return { url: shown[index].url, ...revised };
-        const b64 = await this.results.base64(file);
-        if (b64 === null)
-          throw new DomainError('not_found', `The images of generation ${id} have expired`, 'id');
-        return { b64_json: b64, ...revised };
-      }),
-    );
-    return {
-      created: Math.floor(row.createdAt.getTime() / 1000),
-      data,
-      ...(row.usage ? { usage: row.usage } : {}),
-    };
-  }
-
-  async files(principal: Principal, id: string): Promise<{ files: GeneratedMediaFile[] }> {
-    const row = await this.completed(principal, id);
-    return { files: await this.results.located(row.files) };
   }
 
   private async start(generation: NewGeneration): Promise<MediaGeneration> {
@@ -241,34 +170,11 @@ export class MediaGenerationService {
     } catch (err) {
       // The same generation asked for again (a retried request): billing answered its hold, which is the first one's.
       const first = await this.generations.findOne(principal.organizationId, id);
-      if (first) return this.view(first);
+      if (first) return this.results.view(first);
       await hold.fail(new DomainError('service_unavailable', 'The generation could not be stored'));
       throw err;
     }
     this.runner.wake();
-    return this.view(row);
+    return this.results.view(row);
   }
-
-  /** The organization's generation; another organization's id is as unknown as a missing one. */
-  private async found(principal: Principal, id: string): Promise<MediaGenerationEntity> {
-    const row = await this.generations.findOne(principal.organizationId, id);
-    if (!row) throw new DomainError('not_found', `Generation ${id} not found`, 'id');
-    return row;
-  }
-
-  private async completed(principal: Principal, id: string): Promise<MediaGenerationEntity> {
-    const row = await this.found(principal, id);
-    if (row.status !== 'completed') {
-      throw new DomainError('conflict', `Generation ${id} is ${row.status}, not completed`, 'id');
-    }
-    return row;
-  }
-
-  private async view(row: MediaGenerationEntity): Promise<MediaGeneration> {
-    return mediaGenerationView(row, row.status === 'completed' ? await this.results.shown(row.files) : []);
-  }
-}
-
-function isFinal(row: MediaGenerationEntity): boolean {
-  return (FINAL_GENERATION_STATUSES as readonly string[]).includes(row.status);
 }

@@ -1,8 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { GeneratedMediaFile, MediaResultFile } from '@gw/contracts';
+import type { GeneratedMediaFile, MediaGeneration, MediaResultFile } from '@gw/contracts';
 import { BLOB_STORE, blobKey, type BlobStore, GeneratedFileWriter } from '@gw/platform/blobs';
 import type { Readable } from 'node:stream';
-import type { StoredResultFile } from '../generations/media-generation.entity';
+import type { MediaGenerationEntity, StoredResultFile } from '../generations/media-generation.entity';
+import { mediaGenerationView } from '../generations/media-generation.view';
 
 export const MEDIA_URL_TTL = Symbol('MEDIA_URL_TTL');
 
@@ -47,6 +48,11 @@ export class MediaResults {
       expiresAt: stored.expiresAt,
       ...(file.revisedPrompt !== undefined ? { revisedPrompt: file.revisedPrompt } : {}),
     };
+  }
+
+  /** The Generation record of a stored generation, its files signed afresh. */
+  async view(row: MediaGenerationEntity): Promise<MediaGeneration> {
+    return mediaGenerationView(row, row.status === 'completed' ? await this.shown(row.files) : []);
   }
 
   /** The files as a client reads them, each with a fresh url. */
