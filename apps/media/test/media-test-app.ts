@@ -36,6 +36,8 @@ export interface MediaTestOptions {
   billing?: Partial<BillingEnv>;
   /** Storage's settings over its defaults (a small quota). */
   storage?: Record<string, string>;
+  /** The nats-server's configuration file (a small max_payload). */
+  natsConfigFile?: string;
 }
 
 /**
@@ -63,7 +65,11 @@ export class MediaTestApp {
   ) {}
 
   static async start(options: MediaTestOptions = {}, replicas = 1): Promise<MediaTestApp> {
-    const [db, nats, s3] = await Promise.all([createTestDatabase('media'), startTestNats(), startTestS3()]);
+    const [db, nats, s3] = await Promise.all([
+      createTestDatabase('media'),
+      startTestNats({ configFile: options.natsConfigFile }),
+      startTestS3(),
+    ]);
     const app = new MediaTestApp(db, nats, s3, options);
     app.blobs = createBlobStore(loadEnv(MediaEnv, { ...s3.env }));
     app.upstream = await createMockUpstreamApp(silentLogger, { MOCK_MEDIA_JOB_MS: options.mockJobMs ?? 600 });
