@@ -63,18 +63,20 @@ describe('quick start from a private checkout', () => {
       .split('\n')
       .map((line) => line.trim())
       .filter((line) => line.startsWith('curl '));
-    expect(lines).toHaveLength(6);
-    const [models, chat, stream, embedding, balance, history] = await Promise.all(
+    expect(lines).toHaveLength(7);
+    const [models, chat, stream, embedding, image, balance, history] = await Promise.all(
       lines.map((line) =>
         run('bash', ['-c', `${line} -w '\\n%{http_code}'`]).then((result) => result.stdout),
       ),
     );
-    for (const output of [models, chat, embedding, balance, history])
+    for (const output of [models, chat, embedding, image, balance, history])
       expect(output.split('\n').at(-1)).toBe('200');
     expect(JSON.parse(chat.slice(0, chat.lastIndexOf('\n'))).choices[0].message.content).toContain(
       'Hello, gateway!',
     );
     expect(sseData(stream).at(-1)).toBe('[DONE]');
+    const images = JSON.parse(image.slice(0, image.lastIndexOf('\n'))) as { data: { url: string }[] };
+    expect((await fetch(images.data[0].url)).headers.get('content-type')).toMatch(/^image\//);
     expect(statSync(privateDir).mode & 0o777).toBe(0o700);
     const cluster = embeddedCluster(join(checkout, '.data'));
     // As root the postgres user cannot enter the private directory, so its cluster lives outside it.

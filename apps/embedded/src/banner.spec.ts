@@ -13,7 +13,7 @@ describe('renderBanner', () => {
     },
   };
 
-  const demoModels = { chat: 'demo/chat', embedding: 'demo/embed-small' };
+  const demoModels = { chat: 'demo/chat', embedding: 'demo/embed-small', image: 'demo/image' };
 
   it('prints the key, the admin token and one curl line per demo flow', () => {
     const banner = renderBanner('http://localhost:3000/api', state, demoModels);
@@ -25,11 +25,13 @@ describe('renderBanner', () => {
       '/v1/chat/completions',
       '/v1/chat/completions',
       '/v1/embeddings',
+      '/v1/images/generations',
       '/v1/balance',
       '/v1/history/generations',
     ]);
     expect(curls[2]).toContain('"stream":true');
     expect(curls[3]).toContain('"model":"demo/embed-small"');
+    expect(curls[4]).toContain('"model":"demo/image"');
     expect(curls.slice(1).every((line) => line.includes('Authorization: Bearer sk-gw-demo'))).toBe(true);
   });
 
@@ -40,13 +42,19 @@ describe('renderBanner', () => {
   });
 
   it('names the models the catalogue serves, and leaves out a kind it serves none of', () => {
-    const banner = renderBanner('http://h/api', state, { chat: 'acme/assistant', embedding: 'acme/vectors' });
+    const banner = renderBanner('http://h/api', state, {
+      chat: 'acme/assistant',
+      embedding: 'acme/vectors',
+      image: 'acme/painter',
+    });
     expect(banner).toContain('"model":"acme/assistant"');
     expect(banner).toContain('"model":"acme/vectors"');
+    expect(banner).toContain('"model":"acme/painter"');
     expect(banner).not.toContain('demo/');
-    const withoutEither = renderBanner('http://h/api', state, { chat: null, embedding: null });
+    const withoutEither = renderBanner('http://h/api', state, { chat: null, embedding: null, image: null });
     expect(withoutEither).not.toContain('/v1/chat/completions');
     expect(withoutEither).not.toContain('/v1/embeddings');
+    expect(withoutEither).not.toContain('/v1/images/generations');
     expect(withoutEither).toContain('/v1/balance');
   });
 });

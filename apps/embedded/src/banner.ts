@@ -35,6 +35,11 @@ export function renderBanner(baseUrl: string, state: DemoState, models: ServedMo
           `  curl -s ${baseUrl}/v1/embeddings ${auth} ${json} -d '{"model":${JSON.stringify(models.embedding)},"input":"Hello, gateway!"}'`,
         ]
       : []),
+    ...(models.image
+      ? [
+          `  curl -s ${baseUrl}/v1/images/generations ${auth} ${json} -d '{"model":${JSON.stringify(models.image)},"prompt":"A lighthouse at dawn"}'`,
+        ]
+      : []),
     `  curl -s ${baseUrl}/v1/balance ${auth}`,
     `  curl -s ${baseUrl}/v1/history/generations ${auth}`,
     '',

@@ -2,13 +2,14 @@
 export interface ServedModels {
   chat: string | null;
   embedding: string | null;
+  image: string | null;
 }
 
-/** The first chat and embedding models the running gateway lists, so the banner's curl lines name ones it serves. */
+/** The first chat, embedding and image models the running gateway lists, so the banner's curl lines name ones it serves. */
 export async function servedModels(apiUrl: string): Promise<ServedModels> {
   const response = await fetch(`${apiUrl}/v1/models`);
   if (!response.ok) throw new Error(`GET /v1/models answered ${response.status}`);
   const { data } = (await response.json()) as { data: { id: string; type?: string }[] };
   const first = (type: string) => data.find((model) => model.type === type)?.id ?? null;
-  return { chat: first('chat'), embedding: first('embedding') };
+  return { chat: first('chat'), embedding: first('embedding'), image: first('image') };
 }
