@@ -1,37 +1,16 @@
-import { IsInt, IsString, Max, Min, MinLength } from 'class-validator';
+import { IsInt, Max, Min } from 'class-validator';
+import { WithCatalogue } from '@gw/catalogue';
+import { WithPaidGeneration } from '@gw/paid-generation';
 import { ServiceEnv } from '@gw/platform';
 import { WithBlobStore } from '@gw/platform/blobs';
 
 /** The blob store holds the generated files and the replies too large for the bus (ten base64 images). */
-export class MediaEnv extends WithBlobStore(ServiceEnv) {
-  /** The model catalogue (the media models' parameters, operations, prices and providers). */
-  @IsString()
-  @MinLength(1)
-  CATALOGUE_FILE: string = 'config/catalogue.demo.json';
-
-  /** Substituted for `${MOCK_UPSTREAM_URL}` in the catalogue's base URLs. */
-  @IsString()
-  MOCK_UPSTREAM_URL: string = 'http://127.0.0.1:4010';
-
-  /** The key the demo catalogue sends to mock-upstream (it checks only that one is sent). */
-  @IsString()
-  MOCK_UPSTREAM_API_KEY: string = 'mock-upstream-key';
-
+export class MediaEnv extends WithBlobStore(WithPaidGeneration(WithCatalogue(ServiceEnv))) {
   /** Longest wait for a provider's response headers and between two chunks of its body. */
   @IsInt()
   @Min(100)
   @Max(3_600_000)
   UPSTREAM_TIMEOUT_MS: number = 120_000;
-
-  /** How often unpublished generation events are published again. */
-  @IsInt()
-  @Min(100)
-  OUTBOX_RELAY_INTERVAL_MS: number = 5_000;
-
-  /** How often the holds of unfinished generations are renewed; billing's RESERVATION_LEASE_MS must be several times longer. */
-  @IsInt()
-  @Min(100)
-  RESERVATION_RENEW_INTERVAL_MS: number = 15_000;
 
   /** Job steps (provider calls, downloads) one replica runs at once. */
   @IsInt()
