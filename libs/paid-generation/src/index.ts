@@ -10,3 +10,4 @@ export * from './provider-fallback';
 export * from './reservation-leases.service';
 export * from './reserve-request';
 export * from './upstream-failure';
+export * from './upstream-response';

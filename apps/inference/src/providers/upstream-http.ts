@@ -1,7 +1,7 @@
 import { type OnApplicationShutdown } from '@nestjs/common';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { Agent, type Dispatcher, type FormData, request } from 'undici';
-import { providerErrorOf, toUpstreamFailure, UpstreamFailure } from '@gw/paid-generation';
+import { toUpstreamFailure, upstreamJson, upstreamStatusFailure } from '@gw/paid-generation';
 import type { UpstreamSignal } from './upstream-abort';
 
 /** What a provider may still send after the end of its answer before the connection is closed instead of kept. */
@@ -66,29 +66,12 @@ export class UpstreamHttp implements OnApplicationShutdown {
     } catch (err) {
       throw toUpstreamFailure(err);
     }
-    if (response.statusCode < 200 || response.statusCode >= 300) {
-      const text = await response.body.text().catch(() => '');
-      throw new UpstreamFailure(
-        'status',
-        `Upstream answered ${response.statusCode}: ${text.slice(0, 300)}`,
-        response.statusCode,
-        {
-          retryAfterSeconds: retryAfterSeconds(response.headers),
-          providerError: providerErrorOf(parseJson(text)),
-        },
-      );
-    }
+    if (response.statusCode < 200 || response.statusCode >= 300) throw await upstreamStatusFailure(response);
     return response;
   }
 
-  async json<T>(response: Dispatcher.ResponseData): Promise<T> {
-    try {
-      return (await response.body.json()) as T;
-    } catch (err) {
-      throw err instanceof SyntaxError
-        ? new UpstreamFailure('protocol', 'Upstream answered invalid JSON')
-        : toUpstreamFailure(err);
-    }
+  json<T>(response: Dispatcher.ResponseData): Promise<T> {
+    return upstreamJson<T>(response);
   }
 
   /**
@@ -144,36 +127,6 @@ function closeUnread(body: Dispatcher.ResponseData['body']): void {
   if (body.destroyed) return;
   body.on('error', () => undefined);
   body.destroy();
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
-  }
-}
-
-/** The longest wait a provider's `Retry-After` is passed on with. */
-const MAX_RETRY_AFTER_SECONDS = 3_600;
-
-/**
- * A provider's `Retry-After` in whole seconds (at least one): delta-seconds or an HTTP date, or
- * OpenAI's `retry-after-ms`; null when it sent none that can be read.
- */
-export function retryAfterSeconds(headers: Dispatcher.ResponseData['headers']): number | null {
-  const header = (name: string) => {
-    const value = headers[name];
-    return Array.isArray(value) ? value[0] : value;
-  };
-  const ms = Number(header('retry-after-ms'));
-  const value = header('retry-after')?.trim();
-  let seconds: number | null = null;
-  if (Number.isFinite(ms) && ms > 0) seconds = ms / 1_000;
-  else if (value && /^\d+(\.\d+)?$/.test(value)) seconds = Number(value);
-  else if (value && !Number.isNaN(Date.parse(value))) seconds = (Date.parse(value) - Date.now()) / 1_000;
-  if (seconds === null) return null;
-  return Math.min(MAX_RETRY_AFTER_SECONDS, Math.max(1, Math.ceil(seconds)));
 }
 
 /**

@@ -1,6 +1,6 @@
 import { type OnApplicationShutdown } from '@nestjs/common';
 import type { ProviderRoute } from '@gw/catalogue';
-import { providerErrorOf, toUpstreamFailure, UpstreamFailure } from '@gw/paid-generation';
+import { toUpstreamFailure, UpstreamFailure, upstreamJson, upstreamStatusFailure } from '@gw/paid-generation';
 import type { Readable } from 'node:stream';
 import { Agent, type Dispatcher, request } from 'undici';
 
@@ -88,7 +88,7 @@ export class MediaProviderClient implements OnApplicationShutdown {
       ...(output_compression !== undefined ? { output_compression } : {}),
       response_format: 'b64_json',
     };
-    const answer = await this.json<{
+    const answer = await upstreamJson<{
       data?: Array<{ b64_json?: unknown; revised_prompt?: unknown }>;
       usage?: Partial<Record<keyof ImageTokens, unknown>>;
     }>(await this.send(route, 'POST', '/images/generations', body));
@@ -176,7 +176,7 @@ export class MediaProviderClient implements OnApplicationShutdown {
     path: string,
     body?: unknown,
   ): Promise<ProviderVideoJob> {
-    const job = await this.json<Record<string, unknown>>(await this.send(route, method, path, body));
+    const job = await upstreamJson<Record<string, unknown>>(await this.send(route, method, path, body));
     const status = job['status'];
     if (
       typeof job['id'] !== 'string' ||
@@ -223,31 +223,7 @@ export class MediaProviderClient implements OnApplicationShutdown {
     } catch (err) {
       throw notSent(err) ? new ProviderUnreachable((err as Error).message) : toUpstreamFailure(err);
     }
-    if (response.statusCode < 200 || response.statusCode >= 300) {
-      const text = await response.body.text().catch(() => '');
-      let parsed: unknown = null;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        parsed = null;
-      }
-      throw new UpstreamFailure(
-        'status',
-        `Upstream answered ${response.statusCode}: ${text.slice(0, 300)}`,
-        response.statusCode,
-        { providerError: providerErrorOf(parsed) },
-      );
-    }
+    if (response.statusCode < 200 || response.statusCode >= 300) throw await upstreamStatusFailure(response);
     return response;
-  }
-
-  private async json<T>(response: Dispatcher.ResponseData): Promise<T> {
-    try {
-      return (await response.body.json()) as T;
-    } catch (err) {
-      throw err instanceof SyntaxError
-        ? new UpstreamFailure('protocol', 'Upstream answered invalid JSON')
-        : toUpstreamFailure(err);
-    }
   }
 }
