@@ -1,7 +1,6 @@
 import { Body, Controller, Post, Res } from '@nestjs/common';
 import {
   ApiBody,
-  ApiConflictResponse,
   ApiExtraModels,
   ApiOkResponse,
   ApiOperation,
@@ -9,15 +8,10 @@ import {
   getSchemaPath,
 } from '@nestjs/swagger';
 import { MediaContracts, type Principal } from '@gw/contracts';
-import {
-  ErrorEnvelopeDto,
-  ImageGenerationRequestDto,
-  ImageGenerationResultDto,
-  PendingGenerationDto,
-} from '@gw/dto';
+import { ImageGenerationRequestDto, ImageGenerationResultDto, PendingGenerationDto } from '@gw/dto';
 import { RpcClient } from '@gw/platform';
 import type { Response } from 'express';
-import { ApiPaidGenerationErrors } from '../docs/paid-generation-errors.decorator';
+import { ApiAwaitedGenerationErrors } from '../docs/awaited-generation-errors.decorator';
 import { generationFailure } from '../media/generation-failure';
 import { GenerationWaiter, isFinal } from '../media/generation-waiter';
 import { answerJson } from '../media/json-answer';
@@ -85,13 +79,9 @@ export class ImagesController {
       ],
     },
   })
-  @ApiPaidGenerationErrors(
+  @ApiAwaitedGenerationErrors(
     'Invalid field, unknown or non-image model, or a value the model does not take (the older model: n 1, prompt 4000 characters; style only there)',
   )
-  @ApiConflictResponse({
-    description: 'The generation was cancelled before it finished',
-    type: ErrorEnvelopeDto,
-  })
   async generate(
     @CurrentPrincipal() principal: Principal,
     @Body() body: ImageGenerationRequestDto,

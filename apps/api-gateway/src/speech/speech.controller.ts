@@ -1,12 +1,12 @@
 import { Body, Controller, Inject, Post, Res } from '@nestjs/common';
-import { ApiBody, ApiConflictResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { DomainError, MediaContracts, type MediaGeneration, type Principal } from '@gw/contracts';
-import { ErrorEnvelopeDto, SpeechRequestDto } from '@gw/dto';
+import { SpeechRequestDto } from '@gw/dto';
 import { RpcClient } from '@gw/platform';
 import { BLOB_STORE, type BlobStore } from '@gw/platform/blobs';
 import type { Response } from 'express';
 import { pipeline } from 'node:stream/promises';
-import { ApiPaidGenerationErrors } from '../docs/paid-generation-errors.decorator';
+import { ApiAwaitedGenerationErrors } from '../docs/awaited-generation-errors.decorator';
 import { generationFailure } from '../media/generation-failure';
 import { GenerationWaiter, isFinal } from '../media/generation-waiter';
 import { Authenticated, CurrentPrincipal } from '../security/authenticated.decorator';
@@ -52,13 +52,9 @@ export class SpeechController {
       'audio/ogg': { schema: { type: 'string', format: 'binary' } },
     },
   })
-  @ApiPaidGenerationErrors(
+  @ApiAwaitedGenerationErrors(
     'Invalid field, unknown or non-speech model, or a value the model does not take (param names the field: `input`, `voice`, `response_format`, `speed`)',
   )
-  @ApiConflictResponse({
-    description: 'The generation was cancelled before it finished',
-    type: ErrorEnvelopeDto,
-  })
   async speak(
     @CurrentPrincipal() principal: Principal,
     @Body() body: SpeechRequestDto,
