@@ -233,7 +233,7 @@ inBothModes('POST /v2/images/generations', 'images', { SYNC_WAIT_MS: String(SYNC
         'classic',
       ]);
       expect(Object.keys(route.responses)).toEqual(
-        expect.arrayContaining(['200', '400', '401', '402', '429', '502']),
+        expect.arrayContaining(['200', '400', '401', '402', '409', '429', '502']),
       );
       expect(doc.paths['/api/v1/images/generations'].post).toBeDefined();
     });
