@@ -571,7 +571,7 @@ describe('docker-compose.yml', () => {
   });
 });
 
-const OVERLAYS = ['demo', 'production'] as const;
+const OVERLAYS = ['dev', 'prod'] as const;
 const secretValues = (secret: Manifest | undefined): Record<string, string> => ({
   ...Object.fromEntries(
     Object.entries(secret?.data ?? {}).map(([k, v]) => [k, Buffer.from(String(v), 'base64').toString()]),
@@ -800,7 +800,7 @@ describe('k8s/', () => {
     const configMap = ofKind('ConfigMap').find((m) => m.metadata.name === 'model-gateway-config') as Manifest;
     const secret = ofKind('Secret').find((m) => m.metadata.name === 'model-gateway-secrets');
     const secretData = secretValues(secret);
-    const deployed = APPS.filter((app) => overlay === 'demo' || app !== 'mock-upstream');
+    const deployed = APPS.filter((app) => overlay === 'dev' || app !== 'mock-upstream');
 
     const containerEnv = (container: Manifest): string[] => [
       ...(container.env ?? []).map((e: Manifest) => e.name),
@@ -1113,25 +1113,25 @@ describe('k8s/', () => {
   });
 
   describe('the overlays differ where they must', () => {
-    const demo = renderKustomization(join(K8S, 'overlays/demo'));
-    const production = renderKustomization(join(K8S, 'overlays/production'));
+    const dev = renderKustomization(join(K8S, 'overlays/dev'));
+    const prod = renderKustomization(join(K8S, 'overlays/prod'));
     const config = (manifests: Manifest[]) =>
       manifests.find((m) => m.kind === 'ConfigMap' && m.metadata.name === 'model-gateway-config')?.data ?? {};
 
-    it('runs the demo catalogue against the mock upstream in the demo, and neither in production', () => {
-      expect(config(demo).CATALOGUE_FILE).toBe('config/catalogue.demo.json');
-      const url = new URL(config(demo).MOCK_UPSTREAM_URL);
-      const service = demo.find((m) => m.kind === 'Service' && m.metadata.name === url.hostname);
+    it('runs the demo catalogue against the mock upstream in dev, and neither in prod', () => {
+      expect(config(dev).CATALOGUE_FILE).toBe('config/catalogue.demo.json');
+      const url = new URL(config(dev).MOCK_UPSTREAM_URL);
+      const service = dev.find((m) => m.kind === 'Service' && m.metadata.name === url.hostname);
       expect(service?.spec.ports.map((p: Manifest) => String(p.port))).toContain(url.port || '80');
-      expect(config(production).CATALOGUE_FILE).not.toMatch(/demo/);
-      expect(production.filter((m) => m.metadata.name === 'mock-upstream')).toEqual([]);
+      expect(config(prod).CATALOGUE_FILE).not.toMatch(/demo/);
+      expect(prod.filter((m) => m.metadata.name === 'mock-upstream')).toEqual([]);
     });
 
-    it('serves production over TLS without the operator API, the docs or the metrics on the Ingress', () => {
-      const [ingress] = production.filter((m) => m.kind === 'Ingress');
+    it('serves prod over TLS without the operator API, the docs or the metrics on the Ingress', () => {
+      const [ingress] = prod.filter((m) => m.kind === 'Ingress');
       expect(ingress.spec.tls?.[0]?.secretName).toEqual(expect.any(String));
-      expect(privatePathsRouted(production)).toEqual([]);
-      expect(privatePathsRouted(demo)).toEqual(['/api']);
+      expect(privatePathsRouted(prod)).toEqual([]);
+      expect(privatePathsRouted(dev)).toEqual(['/api']);
     });
   });
 
@@ -1139,8 +1139,8 @@ describe('k8s/', () => {
     const readme = readFileSync(join(K8S, 'README.md'), 'utf8');
     for (const needle of [
       'docker build',
-      'kubectl apply -k k8s/overlays/production',
-      'kubectl apply -k k8s/overlays/demo',
+      'kubectl apply -k k8s/overlays/prod',
+      'kubectl apply -k k8s/overlays/dev',
       'JetStream',
       'Postgres',
       'queue group',

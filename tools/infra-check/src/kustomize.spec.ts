@@ -21,7 +21,7 @@ function kubectlKustomize(dir: string): unknown[] | null {
 const key = (m: Record<string, any>) => `${m.kind}/${m.metadata.name}`;
 
 describe('renderKustomization', () => {
-  it.each(['k8s/overlays/demo', 'k8s/overlays/production'])('renders %s as kubectl does', (overlay) => {
+  it.each(['k8s/overlays/dev', 'k8s/overlays/prod'])('renders %s as kubectl does', (overlay) => {
     const ours = renderKustomization(join(ROOT, overlay));
     const theirs = kubectlKustomize(join(ROOT, overlay));
     if (!theirs) return;
