@@ -34,3 +34,4 @@ export * from './observability/app-metrics';
 export * from './observability/metrics.module';
 export * from './observability/redaction';
 export * from './observability/request-id';
+export * from './observability/scrape-reading';

@@ -10,6 +10,13 @@ import {
   type HistogramConfiguration,
   Registry,
 } from 'prom-client';
+import type { ScrapeReading } from './scrape-reading';
+
+/** One value of a gauge read at scrape time, with its labels when the gauge has any. */
+export interface ScrapedSample<Label extends string> {
+  labels?: Partial<Record<Label, string>>;
+  value: number;
+}
 
 /** The process's own figures (CPU, memory, event-loop lag, GC): one set however many apps it hosts. */
 const processRegistry = new Registry();
@@ -45,6 +52,33 @@ export class AppMetrics implements OnApplicationShutdown {
   gauge<Label extends string>(config: GaugeConfiguration<Label>): Gauge<Label> {
     const known = this.registry.getSingleMetric(config.name);
     return (known as Gauge<Label> | undefined) ?? new Gauge({ ...config, registers: [this.registry] });
+  }
+
+  /**
+   * A gauge set at each scrape from `reading`; `samples` gives every label combination it knows,
+   * zeros included, so a state that emptied reads 0. While the reading fails or is late the gauge
+   * shows no figure (NaN without labels, no samples with them), never a stale or a zero one.
+   */
+  gaugeAtScrape<Value, Label extends string = never>(
+    config: Omit<GaugeConfiguration<Label>, 'collect' | 'registers'>,
+    reading: ScrapeReading<Value>,
+    samples: (value: Value) => ScrapedSample<Label>[],
+  ): Gauge<Label> {
+    return this.gauge<Label>({
+      ...config,
+      async collect() {
+        const value = await reading.take();
+        this.reset();
+        if (value === null) {
+          if (!config.labelNames?.length) this.set(Number.NaN);
+          return;
+        }
+        for (const sample of samples(value)) {
+          if (sample.labels) this.set(sample.labels, sample.value);
+          else this.set(sample.value);
+        }
+      },
+    });
   }
 
   /** From now on this app's metrics are part of the process's scrape. */
