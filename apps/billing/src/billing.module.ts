@@ -14,6 +14,7 @@ import { LedgerHandler } from './ledger/ledger.handler';
 import { LedgerRepository } from './ledger/ledger.repository';
 import { LedgerService } from './ledger/ledger.service';
 import { ReservationSweeper } from './ledger/reservation-sweeper.service';
+import { BillingMetrics } from './metrics/billing-metrics';
 import { SpendingLimitHandler } from './limits/spending-limit.handler';
 import { SpendingLimitRepository } from './limits/spending-limit.repository';
 import { SpendingLimitService } from './limits/spending-limit.service';
@@ -47,6 +48,7 @@ export class BillingModule {
         { provide: BILLING_ENV, useValue: options.env },
         { provide: BILLING_CLOCK, useValue: options.clock ?? systemClock },
         LedgerRepository,
+        BillingMetrics,
         LedgerBatcher,
         LedgerService,
         HoldExtensionService,

@@ -242,6 +242,15 @@ export class LedgerRepository {
     return rows.map((row) => ({ organizationId: row.organization_id, generationId: row.generation_id }));
   }
 
+  /** How many holds are open and what they hold together, for the metrics (the held-holds index answers it). */
+  async openHolds(): Promise<{ count: number; amount: Decimal }> {
+    const [row]: { count: number; amount: string }[] = await this.dataSource.query(
+      `SELECT count(*)::int AS "count", COALESCE(sum("amount"), 0)::text AS "amount"
+         FROM "billing"."reservations" WHERE "status" = 'held'`,
+    );
+    return { count: row.count, amount: new Decimal(row.amount) };
+  }
+
   /**
    * Moves the expiry of the listed holds that are still held to one lease from now, capped by
    * their TTL from creation. Outside any money transaction: only the sweep reads `expires_at`, and

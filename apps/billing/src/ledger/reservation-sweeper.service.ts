@@ -8,6 +8,7 @@ import {
 import { PeriodicTask } from '@gw/platform';
 import { BILLING_ENV, BillingEnv } from '../billing.env';
 import { BILLING_CLOCK, Clock } from '../clock';
+import { BillingMetrics } from '../metrics/billing-metrics';
 import { SettlementService } from '../settlement/settlement.service';
 import { LedgerRepository } from './ledger.repository';
 
@@ -27,6 +28,7 @@ export class ReservationSweeper implements OnApplicationBootstrap, BeforeApplica
     private readonly settlement: SettlementService,
     @Inject(BILLING_ENV) env: BillingEnv,
     @Inject(BILLING_CLOCK) private readonly clock: Clock,
+    private readonly metrics: BillingMetrics,
   ) {
     // A quarter of the lease keeps a hold at most 25 % past its expiry; the bounds keep a tiny lease from spinning and a huge one responsive.
     const lifetime = Math.min(env.RESERVATION_LEASE_MS, env.RESERVATION_TTL_MS);
@@ -51,7 +53,10 @@ export class ReservationSweeper implements OnApplicationBootstrap, BeforeApplica
       for (const reservation of expired) {
         if (!this.task.active) return;
         // Another replica (or a settlement) may have taken it first: expire() checks again under the locks.
-        if (await this.settlement.expire(reservation)) released += 1;
+        if (await this.settlement.expire(reservation)) {
+          released += 1;
+          this.metrics.reservationExpired();
+        }
       }
       if (released > 0) this.logger.log(`Released ${released} expired reservation(s)`);
     } while (found === SWEEP_BATCH && this.task.active);

@@ -13,6 +13,7 @@ import {
   type NewLedgerEntry,
   type ReservationMark,
 } from '../ledger/ledger.repository';
+import { type BilledGeneration, BillingMetrics } from '../metrics/billing-metrics';
 import { parseMoney } from '../money/money';
 import { SettlementBatch } from './settlement-batch';
 import { chargeFor, listStatusOf, recordedFinishReason } from './settlement-rules';
@@ -28,6 +29,7 @@ export class SettlementService {
   constructor(
     private readonly ledger: LedgerRepository,
     @Inject(BILLING_CLOCK) private readonly clock: Clock,
+    private readonly metrics: BillingMetrics,
   ) {}
 
   /** One event in a batch of its own; a refusal is thrown. */
@@ -58,7 +60,7 @@ export class SettlementService {
     for (const event of events) {
       await this.ledger.saveModelName(event.model, event.modelDisplayName || event.model);
     }
-    return this.ledger.transaction(async (tx) => {
+    const settled = await this.ledger.transaction(async (tx): Promise<SettledBatch> => {
       const keys = events.map(({ organizationId, generationId }) => ({ organizationId, generationId }));
       const batch = new SettlementBatch(await tx.lockAccounts(keys.map((key) => key.organizationId)));
       const reservations = byGeneration(await tx.findReservations(keys));
@@ -84,15 +86,17 @@ export class SettlementService {
       const inserted = await tx.recordGenerations(writes.generations);
       if (inserted.size < writes.generations.length) {
         // Recorded by another transaction meanwhile: a batch of one answers what it would have alone, a larger one runs one event at a time.
-        if (events.length === 1) return [{ ok: true, value: 'duplicate' }];
+        if (events.length === 1) return { outcomes: [{ ok: true, value: 'duplicate' }], billed: [] };
         throw new Error('A generation of the settlement batch was recorded meanwhile');
       }
       for (const row of writes.replacements) await tx.replaceGeneration(row.organizationId, row);
       await tx.appendEntries(writes.entries);
       await tx.markReservations(writes.marks);
       await batch.write(tx);
-      return outcomes;
+      return { outcomes, billed: writes.billed };
     });
+    this.metrics.billed(settled.billed);
+    return settled.outcomes;
   }
 
   /**
@@ -139,6 +143,7 @@ export class SettlementService {
       if (active && heldBefore !== undefined) held.set(organizationId, heldBefore.minus(reservation.amount));
     }
     this.count(batch, event, reservation, active, charge);
+    writes.billed.push({ model: event.model, usage: event.usage, charge });
     return 'settled';
   }
 
@@ -187,12 +192,20 @@ export class SettlementService {
   }
 }
 
+/** What a committed settlement batch answers its events, and what it billed. */
+interface SettledBatch {
+  outcomes: BatchOutcome<SettlementOutcome>[];
+  billed: BilledGeneration[];
+}
+
 /** The rows a settlement batch writes for its events, each kind in one statement at the end. */
 class SettlementWrites {
   readonly generations: NewGeneration[] = [];
   readonly replacements: NewGeneration[] = [];
   readonly entries: NewLedgerEntry[] = [];
   readonly marks: ReservationMark[] = [];
+  /** For the metrics, once the batch commits. */
+  readonly billed: BilledGeneration[] = [];
   private readonly claimed = new Set<string>();
 
   /**
