@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -11,7 +11,7 @@ import { loadEnv } from '@gw/platform';
 import { IsString } from 'class-validator';
 import { type AppEnv, readAppEnv } from './env-classes';
 import { NATS_K8S_CONFIG, renderNatsConfigMap } from './generate-nats-config';
-import { kustomizationOf, renderKustomization } from './kustomize';
+import { configMapHash, kustomizationOf, renderKustomization } from './kustomize';
 import { NATS_USERS, passwordVariable } from './nats-users';
 
 // Static checks of the deployment files against the apps as they are in the repository: no
@@ -744,21 +744,149 @@ function reachability(manifests: Manifest[]): Record<string, string[]> {
   };
 }
 
-/** Paths of the Ingress that reach the operator API or the API docs. */
-const privatePathsRouted = (manifests: Manifest[]): string[] =>
+/** Path prefixes the Ingresses route, each with the Service and port it reaches (`name:port`). */
+const ingressRoutes = (manifests: Manifest[]): string[] =>
   manifests
     .filter((m) => m.kind === 'Ingress')
     .flatMap((i) =>
-      i.spec.rules.flatMap((r: Manifest) => r.http.paths.map((p: Manifest) => p.path as string)),
+      i.spec.rules.flatMap((r: Manifest) =>
+        r.http.paths.map((p: Manifest) => {
+          const { name, port } = p.backend.service;
+          const service = manifests.find((m) => m.kind === 'Service' && m.metadata.name === name);
+          const number =
+            service?.spec.ports.find((sp: Manifest) => sp.name === port.name)?.port ?? port.number;
+          return `${p.path} -> ${name}:${number}`;
+        }),
+      ),
     )
-    .filter((path) =>
+    .sort();
+
+/** The same for the HTTPRoutes (PathPrefix matches only: the routes use no other kind). */
+const httpRoutes = (manifests: Manifest[]): string[] =>
+  manifests
+    .filter((m) => m.kind === 'HTTPRoute')
+    .flatMap((route) =>
+      route.spec.rules.flatMap((rule: Manifest) =>
+        rule.matches.flatMap((match: Manifest) =>
+          rule.backendRefs.map(
+            (b: Manifest) =>
+              `${match.path.type === 'PathPrefix' ? match.path.value : `${match.path.type} ${match.path.value}`} -> ${b.name}:${b.port}`,
+          ),
+        ),
+      ),
+    )
+    .sort();
+
+/** Paths of the Ingress or the HTTPRoute that reach the operator API, the API docs or the metrics. */
+const privatePathsRouted = (manifests: Manifest[]): string[] =>
+  [...new Set([...ingressRoutes(manifests), ...httpRoutes(manifests)].map((r) => r.split(' -> ')[0]))].filter(
+    (path) =>
       ['/api/admin', '/api/docs', '/metrics'].some(
         (hidden) =>
           hidden.startsWith(path.replace(/\/$/, '') + '/') ||
           hidden === path ||
           hidden.startsWith(path === '/' ? '/' : `${path}/`),
       ),
+  );
+
+/** Why an HTTPRoute could cut a request the Ingress would let finish: a rule that gives up before the longest request. */
+const routeTimeoutProblems = (manifests: Manifest[]): string[] =>
+  manifests
+    .filter((m) => m.kind === 'HTTPRoute')
+    .flatMap((route) =>
+      route.spec.rules
+        .filter((rule: Manifest) =>
+          ['request', 'backendRequest'].some(
+            (timeout) => seconds(rule.timeouts?.[timeout] ?? '15s') < SHUTDOWN_GRACE_S,
+          ),
+        )
+        .map(() => `HTTPRoute ${route.metadata.name}: a rule times out before the longest request`),
     );
+
+/** A Gateway API duration (`630s`, `10m`, `1h`) in seconds. */
+function seconds(duration: string): number {
+  const unit: Record<string, number> = { ms: 1e-3, s: 1, m: 60, h: 3600 };
+  return [...duration.matchAll(/(\d+)(ms|s|m|h)/g)].reduce((sum, [, n, u]) => sum + Number(n) * unit[u], 0);
+}
+
+/** Names of the ConfigMaps the workloads' pods read (env, envFrom, volumes). */
+function configMapsRead(manifests: Manifest[]): Set<string> {
+  const names = new Set<string>();
+  for (const m of manifests.filter((w) => ['Deployment', 'StatefulSet', 'Job'].includes(w.kind))) {
+    const pod = podOf(m);
+    for (const c of [...(pod.initContainers ?? []), ...pod.containers]) {
+      for (const e of c.env ?? [])
+        if (e.valueFrom?.configMapKeyRef) names.add(e.valueFrom.configMapKeyRef.name);
+      for (const e of c.envFrom ?? []) if (e.configMapRef) names.add(e.configMapRef.name);
+    }
+    for (const v of pod.volumes ?? []) if (v.configMap) names.add(v.configMap.name);
+  }
+  return names;
+}
+
+/** ConfigMaps the pods read whose name is not kustomize's hash of their content: a change would not roll the pods. */
+const unhashedConfigMaps = (manifests: Manifest[], exempt: string[]): string[] =>
+  [...configMapsRead(manifests)]
+    .filter((name) => !exempt.includes(name))
+    .filter((name) => {
+      const configMap = manifests.find((m) => m.kind === 'ConfigMap' && m.metadata.name === name);
+      return !configMap || !name.endsWith(`-${configMapHash(configMap)}`);
+    })
+    .sort();
+
+/** The settings every app reads, under the name its content gives it. */
+const settingsOf = (manifests: Manifest[]): Manifest | undefined =>
+  manifests.find(
+    (m) => m.kind === 'ConfigMap' && /^model-gateway-config-[a-z0-9]{10}$/.test(m.metadata.name),
+  );
+
+/** The topology keys a rollout's replicas must spread over, zones first. */
+const SPREAD_KEYS = ['topology.kubernetes.io/zone', 'kubernetes.io/hostname'];
+
+/** Deployments whose replicas may pile up in one zone or on one node: no spread constraint over their own pods. */
+const unspreadDeployments = (manifests: Manifest[]): string[] =>
+  manifests
+    .filter((m) => m.kind === 'Deployment')
+    .filter((d) => {
+      const constraints: Manifest[] = podOf(d).topologySpreadConstraints ?? [];
+      return !SPREAD_KEYS.every((key) =>
+        constraints.some(
+          (c) =>
+            c.topologyKey === key &&
+            c.maxSkew === 1 &&
+            labelsMatch(c.labelSelector?.matchLabels, d.spec.template.metadata.labels),
+        ),
+      );
+    })
+    .map((d) => d.metadata.name)
+    .sort();
+
+/** The longest start a startup probe must wait out: migrations applied at start, or a slow dependency. */
+const STARTUP_BUDGET_S = 600;
+
+/**
+ * Why liveness could kill an app that is still starting (migrating): no startup probe on its
+ * readiness endpoint (which answers `starting` until the app serves), one that gives up too early,
+ * or a liveness probe that guesses the start with a delay instead.
+ */
+function startupProblems(manifests: Manifest[]): string[] {
+  return manifests
+    .filter((m) => m.kind === 'Deployment')
+    .flatMap((d) => {
+      const name = d.metadata.name;
+      const [c] = containersOf(d);
+      const probe = c.startupProbe;
+      if (!probe) return [`${name}: no startup probe`];
+      const problems: string[] = [];
+      if (JSON.stringify(probe.httpGet) !== JSON.stringify(c.readinessProbe?.httpGet))
+        problems.push(`${name}: the startup probe does not ask readiness`);
+      if ((probe.periodSeconds ?? 10) * (probe.failureThreshold ?? 3) < STARTUP_BUDGET_S)
+        problems.push(`${name}: the startup probe gives up before ${STARTUP_BUDGET_S} s`);
+      if (c.livenessProbe?.initialDelaySeconds)
+        problems.push(`${name}: liveness guesses the start with a delay`);
+      return problems;
+    });
+}
 
 const withoutKind = (manifests: Manifest[], kind: string, name?: string) =>
   manifests.filter((m) => !(m.kind === kind && (name === undefined || m.metadata.name === name)));
@@ -772,6 +900,7 @@ describe('k8s/', () => {
       for (const entry of [
         ...(kustomization.resources ?? []),
         ...(kustomization.patches ?? []).map((p: Manifest) => p.path),
+        ...(kustomization.configMapGenerator ?? []).flatMap((g: Manifest) => g.envs ?? []),
       ]) {
         expect(existsSync(join(dir, entry))).toBe(true);
         listed.add(join(dir, entry));
@@ -779,10 +908,30 @@ describe('k8s/', () => {
     }
     const files = ['base', ...OVERLAYS.map((o) => `overlays/${o}`)].flatMap((dir) =>
       readdirSync(join(K8S, dir))
-        .filter((file) => /\.ya?ml$/.test(file) && file !== 'kustomization.yaml')
+        .filter((file) => /\.(ya?ml|env)$/.test(file) && file !== 'kustomization.yaml')
         .map((file) => join(K8S, dir, file)),
     );
     expect(files.filter((file) => !listed.has(file))).toEqual([]);
+  });
+
+  it('renames the settings when config.env changes, and every Deployment follows the new name', () => {
+    const copy = mkdtempSync(join(tmpdir(), 'infra-k8s-'));
+    try {
+      cpSync(K8S, copy, { recursive: true });
+      const env = join(copy, 'base/config.env');
+      writeFileSync(env, readFileSync(env, 'utf8').replace(/^LOG_LEVEL=.*$/m, 'LOG_LEVEL=debug'));
+      const before = renderKustomization(join(K8S, 'overlays/prod'));
+      const after = renderKustomization(join(copy, 'overlays/prod'));
+      const name = (manifests: Manifest[]) => (settingsOf(manifests) as Manifest).metadata.name;
+      expect(name(after)).not.toBe(name(before));
+      for (const d of after.filter((m) => m.kind === 'Deployment'))
+        expect({ app: d.metadata.name, reads: configMapsRead([d]).has(name(after)) }).toEqual({
+          app: d.metadata.name,
+          reads: true,
+        });
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
   });
 
   it('gives the NATS of k8s/base the config compose runs with (regenerate it with npm run nats:config)', () => {
@@ -797,7 +946,7 @@ describe('k8s/', () => {
     const containers = (d: Manifest): Manifest[] => d.spec.template.spec.containers;
     const hpaFor = (name: string) =>
       ofKind('HorizontalPodAutoscaler').find((h) => h.spec.scaleTargetRef.name === name);
-    const configMap = ofKind('ConfigMap').find((m) => m.metadata.name === 'model-gateway-config') as Manifest;
+    const configMap = settingsOf(manifests) as Manifest;
     const secret = ofKind('Secret').find((m) => m.metadata.name === 'model-gateway-secrets');
     const secretData = secretValues(secret);
     const deployed = APPS.filter((app) => overlay === 'dev' || app !== 'mock-upstream');
@@ -971,6 +1120,61 @@ describe('k8s/', () => {
       }
     });
 
+    it('names the settings by their content, so that a change rolls every pod that reads them', () => {
+      // nats-config is generated from the contracts by npm run nats:config, and NATS reloads it in place.
+      expect(unhashedConfigMaps(manifests, ['nats-config'])).toEqual([]);
+      expect(configMapsRead(manifests)).toContain(configMap.metadata.name);
+      const edited = clone(manifests);
+      (settingsOf(edited) as Manifest).data.LOG_LEVEL = 'debug';
+      expect(unhashedConfigMaps(edited, ['nats-config'])).toEqual([configMap.metadata.name]);
+    });
+
+    it('spreads the replicas of every Deployment over zones and nodes', () => {
+      expect(unspreadDeployments(manifests)).toEqual([]);
+      const piled = clone(manifests);
+      delete podOf(piled.find((m) => m.kind === 'Deployment' && m.metadata.name === 'auth') as Manifest)
+        .topologySpreadConstraints;
+      const elsewhere = clone(manifests);
+      const billing = elsewhere.find(
+        (m) => m.kind === 'Deployment' && m.metadata.name === 'billing',
+      ) as Manifest;
+      podOf(billing).topologySpreadConstraints[1].labelSelector.matchLabels['app.kubernetes.io/name'] =
+        'auth';
+      expect(unspreadDeployments(piled)).toEqual(['auth']);
+      expect(unspreadDeployments(elsewhere)).toEqual(['billing']);
+    });
+
+    it('holds liveness off with a startup probe on readiness until the app serves, migrations included', () => {
+      expect(startupProblems(manifests)).toEqual([]);
+      const broken = clone(manifests);
+      const container = (name: string) =>
+        containersOf(broken.find((m) => m.kind === 'Deployment' && m.metadata.name === name) as Manifest)[0];
+      delete container('billing').startupProbe;
+      container('auth').startupProbe.failureThreshold = 6;
+      container('storage').startupProbe.httpGet.path = '/healthz';
+      container('media').livenessProbe.initialDelaySeconds = 30;
+      expect(startupProblems(broken)).toEqual([
+        'auth: the startup probe gives up before 600 s',
+        'billing: no startup probe',
+        'media: liveness guesses the start with a delay',
+        'storage: the startup probe does not ask readiness',
+      ]);
+    });
+
+    it('routes the same public paths to the same Service with an HTTPRoute as with the Ingress', () => {
+      expect(httpRoutes(manifests).length).toBeGreaterThan(0);
+      expect(httpRoutes(manifests)).toEqual(ingressRoutes(manifests));
+      expect(routeTimeoutProblems(manifests)).toEqual([]);
+      const broken = clone(manifests);
+      const [rule] = (broken.find((m) => m.kind === 'HTTPRoute') as Manifest).spec.rules;
+      rule.matches.pop();
+      rule.timeouts.request = '300s';
+      expect(httpRoutes(broken)).not.toEqual(ingressRoutes(broken));
+      expect(routeTimeoutProblems(broken)).toEqual([
+        'HTTPRoute api-gateway: a rule times out before the longest request',
+      ]);
+    });
+
     it('routes the public API to the gateway', () => {
       const paths = ofKind('Ingress').flatMap((i) => i.spec.rules.flatMap((r: Manifest) => r.http.paths));
       for (const prefix of ['/api/v1/chat/completions', '/api/auth/authorize', '/api/health']) {
@@ -1115,8 +1319,7 @@ describe('k8s/', () => {
   describe('the overlays differ where they must', () => {
     const dev = renderKustomization(join(K8S, 'overlays/dev'));
     const prod = renderKustomization(join(K8S, 'overlays/prod'));
-    const config = (manifests: Manifest[]) =>
-      manifests.find((m) => m.kind === 'ConfigMap' && m.metadata.name === 'model-gateway-config')?.data ?? {};
+    const config = (manifests: Manifest[]) => settingsOf(manifests)?.data ?? {};
 
     it('runs the demo catalogue against the mock upstream in dev, and neither in prod', () => {
       expect(config(dev).CATALOGUE_FILE).toBe('config/catalogue.demo.json');

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { renderKustomization, strategicMerge } from './kustomize';
+import { configMapHash, renderKustomization, strategicMerge } from './kustomize';
 
 const ROOT = join(__dirname, '../../..');
 
@@ -27,6 +27,17 @@ describe('renderKustomization', () => {
     if (!theirs) return;
     const sorted = (list: any[]) => [...list].sort((a, b) => key(a).localeCompare(key(b)));
     expect(sorted(ours)).toEqual(sorted(theirs));
+  });
+
+  // Suffixes kubectl kustomize (kustomize v5.5.0) gives these generators; they hold without kubectl too.
+  it.each([
+    [{ k: 'v' }, 'bdg947hgcc'],
+    [{ k: 'w' }, 'mgtm594d64'],
+    [{ k: 'a&<b>', b: '1' }, 'tg9bgk6k2h'],
+  ])('names a ConfigMap of %j by its content as kustomize does', (data, suffix) => {
+    expect(configMapHash({ metadata: { name: 'a' }, data })).toBe(suffix);
+    // kustomize leaves the name out of the hash (see configMapHash).
+    expect(configMapHash({ metadata: { name: 'other' }, data })).toBe(suffix);
   });
 
   it('merges maps, named lists by name, and replaces other lists', () => {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
@@ -10,19 +11,44 @@ export const kustomizationOf = (dir: string): Manifest =>
 /** Kinds that live outside a namespace: kustomize's `namespace` leaves them alone. */
 const CLUSTER_SCOPED = new Set(['Namespace', 'ClusterRole', 'ClusterRoleBinding', 'PersistentVolume']);
 
+/** Manifests of one kustomization, with the names of the ConfigMaps its generators made (hashed at the top only). */
+type Rendered = { manifests: Manifest[]; generated: Set<string> };
+
 /**
  * The manifests `kubectl apply -k <dir>` would apply, for what these manifests use of kustomize:
- * `resources` (files and directories with their own kustomization), `patches` given by `path`
- * (strategic merge: maps merge, lists of named items merge by name, other lists are replaced),
- * `namespace` and `images`. No cluster and no kustomize binary are needed, so the checks run with
- * the unit tests; `kustomize.spec.ts` compares it with kubectl's where one is installed.
+ * `resources` (files and directories with their own kustomization), `configMapGenerator` (`envs` and
+ * `literals`, `behavior` create or merge, `options.labels`) with kustomize's content-hash name suffix,
+ * `patches` given by `path` (strategic merge: maps merge, lists of named items merge by name, other
+ * lists are replaced), `namespace` and `images`. No cluster and no kustomize binary are needed, so the
+ * checks run with the unit tests; `kustomize.spec.ts` compares it with kubectl's where one is installed.
  */
 export function renderKustomization(dir: string): Manifest[] {
+  const { manifests, generated } = accumulate(dir);
+  // As kustomize does, names are hashed once, after every overlay has merged its data in.
+  const renamed = new Map<string, string>();
+  const hashed = manifests.map((m) => {
+    if (m.kind !== 'ConfigMap' || !generated.has(m.metadata.name)) return m;
+    const name = `${m.metadata.name}-${configMapHash(m)}`;
+    renamed.set(m.metadata.name, name);
+    return { ...m, metadata: { ...m.metadata, name } };
+  });
+  return hashed.map((m) => withConfigMapNames(m, renamed));
+}
+
+function accumulate(dir: string): Rendered {
   const kustomization = kustomizationOf(dir);
+  const generated = new Set<string>();
   let manifests: Manifest[] = (kustomization.resources ?? []).flatMap((resource: string) => {
     const path = join(dir, resource);
-    return statSync(path).isDirectory() ? renderKustomization(path) : readManifests(path);
+    if (!statSync(path).isDirectory()) return readManifests(path);
+    const inner = accumulate(path);
+    for (const name of inner.generated) generated.add(name);
+    return inner.manifests;
   });
+  for (const generator of kustomization.configMapGenerator ?? []) {
+    manifests = generateConfigMap(dir, generator, manifests);
+    generated.add(generator.name);
+  }
   for (const { path } of kustomization.patches ?? []) {
     for (const patch of readManifests(join(dir, path))) {
       const index = manifests.findIndex(
@@ -40,8 +66,79 @@ export function renderKustomization(dir: string): Manifest[] {
     );
   }
   for (const image of kustomization.images ?? []) manifests = manifests.map((m) => withImage(m, image));
-  return manifests;
+  return { manifests, generated };
 }
+
+type ConfigMapGenerator = {
+  name: string;
+  behavior?: 'create' | 'merge' | 'replace';
+  envs?: string[];
+  literals?: string[];
+  options?: { labels?: Record<string, string> };
+};
+
+/** The manifests with the generator's ConfigMap added (`create`) or merged into the one a base generated. */
+function generateConfigMap(dir: string, generator: ConfigMapGenerator, manifests: Manifest[]): Manifest[] {
+  const pairs = [
+    ...(generator.envs ?? []).flatMap((file) => envFilePairs(readFileSync(join(dir, file), 'utf8'))),
+    ...(generator.literals ?? []),
+  ].map((pair) => {
+    const at = pair.indexOf('=');
+    if (at < 1) throw new Error(`${generator.name}: not KEY=VALUE: ${pair}`);
+    return [pair.slice(0, at), pair.slice(at + 1)] as const;
+  });
+  const data = Object.fromEntries(pairs);
+  const labels = generator.options?.labels;
+  const behavior = generator.behavior ?? 'create';
+  const index = manifests.findIndex((m) => m.kind === 'ConfigMap' && m.metadata.name === generator.name);
+  if (behavior === 'create') {
+    if (index >= 0) throw new Error(`ConfigMap ${generator.name} exists: merge or replace it`);
+    const metadata = { name: generator.name, ...(labels ? { labels } : {}) };
+    return [...manifests, { apiVersion: 'v1', kind: 'ConfigMap', metadata, data }];
+  }
+  if (index < 0) throw new Error(`no ConfigMap ${generator.name} to ${behavior}`);
+  const base = manifests[index];
+  const merged = {
+    ...base,
+    metadata: { ...base.metadata, labels: { ...base.metadata.labels, ...labels } },
+    data: behavior === 'merge' ? { ...base.data, ...data } : data,
+  };
+  return manifests.map((m, i) => (i === index ? merged : m));
+}
+
+/** `KEY=VALUE` lines of a kustomize env file: blank lines and `#` comments skipped, values taken as written. */
+const envFilePairs = (text: string): string[] =>
+  text
+    .split('\n')
+    .map((line) => line.trimStart())
+    .filter((line) => line !== '' && !line.startsWith('#'));
+
+/**
+ * kustomize's name suffix for a ConfigMap (api/hasher, kustomize 5): the SHA-256 of Go's
+ * `json.Marshal` of `{data, kind, name}` (keys sorted; `<`, `>`, `&`, U+2028 and U+2029 escaped as Go
+ * escapes them), its first 10 hex digits with 0, 1, 3, a and e replaced so that the suffix never reads
+ * as a word or a number. `name` is always empty: kustomize looks the name up as the single field
+ * `metadata/name`, which no ConfigMap has (so two generators with equal data share a suffix).
+ * `kubectl create configmap --append-hash` hashes the real name and gives other suffixes.
+ */
+export function configMapHash(configMap: Manifest): string {
+  const encoded = {
+    ...(configMap.binaryData ? { binaryData: sortedKeys(configMap.binaryData) } : {}),
+    data: configMap.data ? sortedKeys(configMap.data) : '',
+    kind: 'ConfigMap',
+    name: '',
+  };
+  const json = JSON.stringify(encoded).replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+  const hex = createHash('sha256').update(json).digest('hex');
+  const swap: Record<string, string> = { '0': 'g', '1': 'h', '3': 'k', a: 'm', e: 't' };
+  return [...hex.slice(0, 10)].map((c) => swap[c] ?? c).join('');
+}
+
+const sortedKeys = (map: Record<string, unknown>): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(map).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 
 function readManifests(path: string): Manifest[] {
   return parseAllDocuments(readFileSync(path, 'utf8'))
@@ -76,12 +173,34 @@ export function strategicMerge(base: unknown, patch: unknown): unknown {
 const isMap = (value: unknown): value is Manifest =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** The pod spec of a workload (Deployment, StatefulSet, Job, CronJob), if it has one. */
+const podSpecOf = (manifest: Manifest): Manifest | undefined =>
+  manifest.spec?.template?.spec ?? manifest.spec?.jobTemplate?.spec?.template?.spec;
+
 function withImage(manifest: Manifest, image: { name: string; newName?: string; newTag?: string }): Manifest {
-  const pod = manifest.spec?.template?.spec ?? manifest.spec?.jobTemplate?.spec?.template?.spec;
+  const pod = podSpecOf(manifest);
   if (!pod) return manifest;
   for (const container of [...(pod.initContainers ?? []), ...(pod.containers ?? [])]) {
     const [name] = String(container.image).split(':');
     if (name === image.name) container.image = `${image.newName ?? name}:${image.newTag ?? 'latest'}`;
+  }
+  return manifest;
+}
+
+/** A workload with its pods' references to renamed ConfigMaps (env, envFrom, volumes) following the new names. */
+function withConfigMapNames(manifest: Manifest, renamed: Map<string, string>): Manifest {
+  const pod = podSpecOf(manifest);
+  if (!pod || renamed.size === 0) return manifest;
+  const follow = (ref: Manifest | undefined) => {
+    if (ref && renamed.has(ref.name)) ref.name = renamed.get(ref.name);
+  };
+  for (const container of [...(pod.initContainers ?? []), ...(pod.containers ?? [])]) {
+    for (const env of container.env ?? []) follow(env.valueFrom?.configMapKeyRef);
+    for (const source of container.envFrom ?? []) follow(source.configMapRef);
+  }
+  for (const volume of pod.volumes ?? []) {
+    follow(volume.configMap);
+    for (const source of volume.projected?.sources ?? []) follow(source.configMap);
   }
   return manifest;
 }
