@@ -1,6 +1,6 @@
 import { type INestMicroservice } from '@nestjs/common';
 import { BillingEvents } from '@gw/contracts';
-import { startService, type TransportOptions } from '@gw/platform';
+import { scrapeMetrics, startService, type TransportOptions } from '@gw/platform';
 import {
   createTestDatabase,
   expectEventually,
@@ -63,5 +63,28 @@ describe('media paid-generation outbox', () => {
       },
       { timeoutMs: 10_000 },
     );
+  });
+
+  it('shows the events waiting in the outbox at /metrics', async () => {
+    const depth = async () => {
+      const series = 'gw_outbox_unpublished_events{service="media"} ';
+      const line = (await scrapeMetrics()).body.split('\n').find((l) => l.startsWith(series));
+      return Number(line?.slice(series.length));
+    };
+    const messageId = `gen-${randomUUID()}`;
+    // Dated ahead, so the relay leaves it for the scrape to see.
+    await ds.query(
+      `INSERT INTO media.event_outbox (message_id, organization_id, subject, payload, created_at)
+       VALUES ($1, $2, $3, $4::jsonb, now() + interval '1 hour')`,
+      [
+        messageId,
+        randomUUID(),
+        BillingEvents.generationFinished.subject,
+        JSON.stringify({ generationId: messageId }),
+      ],
+    );
+    await expectEventually(async () => expect(await depth()).toBe(1));
+    await ds.query(`UPDATE media.event_outbox SET published_at = now() WHERE message_id = $1`, [messageId]);
+    expect(await depth()).toBe(0);
   });
 });

@@ -108,6 +108,14 @@ export class GenerationOutboxRepository {
       .increment({ organizationId, messageId }, 'publishAttempts', 1);
   }
 
+  /** The events not yet published, for the metrics: the unpublished-events index answers it. */
+  async countUnpublished(): Promise<number> {
+    const [row]: { count: number }[] = await this.dataSource.query(
+      `SELECT count(*)::int AS "count" FROM ${this.outboxTable} WHERE "published_at" IS NULL`,
+    );
+    return row.count;
+  }
+
   /**
    * The relay's scan across every organization: it only re-sends stored facts, so it is the one
    * query here not scoped to a tenant; each row keeps its organization for the follow-up updates.

@@ -2,6 +2,7 @@ import type { Provider } from '@nestjs/common';
 import { GenerationBilling } from './generation-billing.service';
 import { GenerationOutboxRepository, PAID_GENERATION_TABLES } from './generation-outbox.repository';
 import { GenerationRecorder } from './generation-recorder.service';
+import { OutboxMetrics } from './outbox-metrics';
 import { OUTBOX_RELAY_INTERVAL, OutboxRelay } from './outbox-relay.service';
 import type { PaidGenerationTables } from './paid-generation-tables';
 import { RESERVATION_RENEW_INTERVAL, ReservationLeases } from './reservation-leases.service';
@@ -29,5 +30,6 @@ export function paidGenerationProviders(options: PaidGenerationOptions): Provide
     GenerationRecorder,
     GenerationBilling,
     OutboxRelay,
+    OutboxMetrics,
   ];
 }
