@@ -1,5 +1,5 @@
 import { type Principal, StorageContracts, type StoredFile } from '@gw/contracts';
-import { type RpcClient } from '@gw/platform';
+import { type RpcClient, scrapeMetrics } from '@gw/platform';
 import { type BlobStore } from '@gw/platform/blobs';
 import { expectEventually } from '@gw/testing';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -171,7 +171,13 @@ describe('storage service over NATS, Postgres and S3 (s3rver)', () => {
     ).rejects.toMatchObject({ code: 'not_found' });
   });
 
-  it('expires a temporary file: the sweeper removes its object and record', async () => {
+  it('expires a temporary file: the sweeper removes its object and record, and counts it', async () => {
+    const swept = async () => {
+      const series = 'gw_storage_swept_files_total{reason="expired",service="storage"} ';
+      const line = (await scrapeMetrics()).body.split('\n').find((l) => l.startsWith(series));
+      return line ? Number(line.slice(series.length)) : 0;
+    };
+    const sweptBefore = await swept();
     const file = await upload(principal, 7, { storagePolicy: 'TEMP_UPLOAD' });
     expect(new Date(file.expiresAt!).getTime()).toBeGreaterThan(Date.now());
     await expectEventually(
@@ -182,6 +188,7 @@ describe('storage service over NATS, Postgres and S3 (s3rver)', () => {
       { timeoutMs: 10_000 },
     );
     expect((await fetch(file.url)).status).not.toBe(200);
+    await expectEventually(async () => expect(await swept()).toBe(sweptBefore + 1));
   });
 
   it('after a crash between object write and record write, a restart leaves no orphan object and no dangling record', async () => {

@@ -4,8 +4,10 @@ import {
   Logger,
   type OnApplicationBootstrap,
   type OnModuleDestroy,
+  Optional,
 } from '@nestjs/common';
-import { PeriodicTask } from '@gw/platform';
+import { AppMetrics, PeriodicTask } from '@gw/platform';
+import type { Counter } from 'prom-client';
 import { BLOB_STORE, type BlobStore } from '@gw/platform/blobs';
 import { STORAGE_SETTINGS, type StorageSettings } from './storage-settings';
 import { StoredFileRepository, type SweptFile } from './stored-file.repository';
@@ -26,12 +28,20 @@ export type SweepReport = Record<SweptFile['reason'], number>;
 export class StoredFileSweeper implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('StoredFileSweeper');
   private readonly task: PeriodicTask;
+  private readonly removed: Counter<'reason'> | null;
 
   constructor(
     private readonly files: StoredFileRepository,
     @Inject(BLOB_STORE) private readonly blobs: BlobStore,
     @Inject(STORAGE_SETTINGS) private readonly settings: StorageSettings,
+    @Optional() metrics?: AppMetrics,
   ) {
+    this.removed =
+      metrics?.counter({
+        name: 'gw_storage_swept_files_total',
+        help: 'Files the sweeper removed, by reason (expired, abandoned_upload, unfinished_delete)',
+        labelNames: ['reason'],
+      }) ?? null;
     this.task = new PeriodicTask('storage sweep', settings.sweepIntervalMs, () => this.sweep());
   }
 
@@ -51,6 +61,7 @@ export class StoredFileSweeper implements OnApplicationBootstrap, OnModuleDestro
         await this.blobs.delete(file.objectKey);
         await this.files.remove(file.id);
         report[file.reason] += 1;
+        this.removed?.inc({ reason: file.reason });
       }
       if (batch.length < BATCH) break;
     }
