@@ -10,7 +10,7 @@ import { parse } from 'yaml';
 import { loadEnv } from '@gw/platform';
 import { IsString } from 'class-validator';
 import { type AppEnv, readAppEnv } from './env-classes';
-import { NATS_K8S_CONFIG, renderNatsConfigMap } from './generate-nats-config';
+import { NATS_K8S_COPIES } from './generate-nats-config';
 import { configMapHash, kustomizationOf, renderKustomization } from './kustomize';
 import { NATS_USERS, passwordVariable } from './nats-users';
 
@@ -825,9 +825,8 @@ function configMapsRead(manifests: Manifest[]): Set<string> {
 }
 
 /** ConfigMaps the pods read whose name is not kustomize's hash of their content: a change would not roll the pods. */
-const unhashedConfigMaps = (manifests: Manifest[], exempt: string[]): string[] =>
+const unhashedConfigMaps = (manifests: Manifest[]): string[] =>
   [...configMapsRead(manifests)]
-    .filter((name) => !exempt.includes(name))
     .filter((name) => {
       const configMap = manifests.find((m) => m.kind === 'ConfigMap' && m.metadata.name === name);
       return !configMap || !name.endsWith(`-${configMapHash(configMap)}`);
@@ -900,7 +899,10 @@ describe('k8s/', () => {
       for (const entry of [
         ...(kustomization.resources ?? []),
         ...(kustomization.patches ?? []).map((p: Manifest) => p.path),
-        ...(kustomization.configMapGenerator ?? []).flatMap((g: Manifest) => g.envs ?? []),
+        ...(kustomization.configMapGenerator ?? []).flatMap((g: Manifest) => [
+          ...(g.envs ?? []),
+          ...(g.files ?? []).map((file: string) => file.slice(file.indexOf('=') + 1)),
+        ]),
       ]) {
         expect(existsSync(join(dir, entry))).toBe(true);
         listed.add(join(dir, entry));
@@ -935,7 +937,11 @@ describe('k8s/', () => {
   });
 
   it('gives the NATS of k8s/base the config compose runs with (regenerate it with npm run nats:config)', () => {
-    expect(read(NATS_K8S_CONFIG)).toBe(renderNatsConfigMap());
+    for (const [copy, source] of Object.entries(NATS_K8S_COPIES))
+      expect({ copy, same: existsSync(join(ROOT, copy)) && read(copy) === read(source) }).toEqual({
+        copy,
+        same: true,
+      });
   });
 
   describe.each(OVERLAYS)('overlays/%s', (overlay) => {
@@ -1121,12 +1127,11 @@ describe('k8s/', () => {
     });
 
     it('names the settings by their content, so that a change rolls every pod that reads them', () => {
-      // nats-config is generated from the contracts by npm run nats:config, and NATS reloads it in place.
-      expect(unhashedConfigMaps(manifests, ['nats-config'])).toEqual([]);
+      expect(unhashedConfigMaps(manifests)).toEqual([]);
       expect(configMapsRead(manifests)).toContain(configMap.metadata.name);
       const edited = clone(manifests);
       (settingsOf(edited) as Manifest).data.LOG_LEVEL = 'debug';
-      expect(unhashedConfigMaps(edited, ['nats-config'])).toEqual([configMap.metadata.name]);
+      expect(unhashedConfigMaps(edited)).toEqual([configMap.metadata.name]);
     });
 
     it('spreads the replicas of every Deployment over zones and nodes', () => {
@@ -1249,7 +1254,12 @@ describe('k8s/', () => {
 
     it('runs NATS with the generated users, each app with its own credentials from its own Secret', () => {
       const nats = ofKind('StatefulSet').find((m) => m.metadata.name === 'nats') as Manifest;
-      expect(podOf(nats).volumes).toContainEqual({ name: 'config', configMap: { name: 'nats-config' } });
+      const natsConfig = ofKind('ConfigMap').find((m) => /^nats-config-[a-z0-9]{10}$/.test(m.metadata.name));
+      expect(Object.keys(natsConfig?.data ?? {}).sort()).toEqual(['auth.conf', 'nats.conf']);
+      expect(podOf(nats).volumes).toContainEqual({
+        name: 'config',
+        configMap: { name: natsConfig?.metadata.name },
+      });
       expect(configMap.data.NATS_URL).toBe('nats://nats:4222');
       expect(natsCredentialProblems(manifests)).toEqual([]);
       const swapped = clone(manifests);

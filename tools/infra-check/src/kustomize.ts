@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 
 export type Manifest = Record<string, any>;
@@ -16,8 +16,8 @@ type Rendered = { manifests: Manifest[]; generated: Set<string> };
 
 /**
  * The manifests `kubectl apply -k <dir>` would apply, for what these manifests use of kustomize:
- * `resources` (files and directories with their own kustomization), `configMapGenerator` (`envs` and
- * `literals`, `behavior` create or merge, `options.labels`) with kustomize's content-hash name suffix,
+ * `resources` (files and directories with their own kustomization), `configMapGenerator` (`envs`,
+ * `files` and `literals`, `behavior` create, merge or replace, `options.labels`) with kustomize's content-hash name suffix,
  * `patches` given by `path` (strategic merge: maps merge, lists of named items merge by name, other
  * lists are replaced), `namespace` and `images`. No cluster and no kustomize binary are needed, so the
  * checks run with the unit tests; `kustomize.spec.ts` compares it with kubectl's where one is installed.
@@ -73,6 +73,7 @@ type ConfigMapGenerator = {
   name: string;
   behavior?: 'create' | 'merge' | 'replace';
   envs?: string[];
+  files?: string[];
   literals?: string[];
   options?: { labels?: Record<string, string> };
 };
@@ -87,7 +88,7 @@ function generateConfigMap(dir: string, generator: ConfigMapGenerator, manifests
     if (at < 1) throw new Error(`${generator.name}: not KEY=VALUE: ${pair}`);
     return [pair.slice(0, at), pair.slice(at + 1)] as const;
   });
-  const data = Object.fromEntries(pairs);
+  const data = Object.fromEntries([...pairs, ...(generator.files ?? []).map((file) => fileEntry(dir, file))]);
   const labels = generator.options?.labels;
   const behavior = generator.behavior ?? 'create';
   const index = manifests.findIndex((m) => m.kind === 'ConfigMap' && m.metadata.name === generator.name);
@@ -104,6 +105,13 @@ function generateConfigMap(dir: string, generator: ConfigMapGenerator, manifests
     data: behavior === 'merge' ? { ...base.data, ...data } : data,
   };
   return manifests.map((m, i) => (i === index ? merged : m));
+}
+
+/** A `files` entry, `[key=]path`: the file's content under the key, or under its base name. */
+function fileEntry(dir: string, entry: string): [string, string] {
+  const at = entry.indexOf('=');
+  const path = at < 0 ? entry : entry.slice(at + 1);
+  return [at < 0 ? basename(path) : entry.slice(0, at), readFileSync(join(dir, path), 'utf8')];
 }
 
 /** `KEY=VALUE` lines of a kustomize env file: blank lines and `#` comments skipped, values taken as written. */
