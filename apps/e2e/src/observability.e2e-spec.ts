@@ -1,6 +1,7 @@
 import { expectEventually, freePort } from '@gw/testing';
 import { DistributedStack } from './support/distributed-stack';
 import { http, seedOrganization, sseData, type SeededOrganization } from './support/gateway-http';
+import { finalGeneration } from './support/media-api';
 
 const ADMIN_TOKEN = 'e2e-admin-token-observability';
 const JWT_SECRET = 'e2e-jwt-secret-observability';
@@ -20,19 +21,27 @@ function sample(scrape: string, series: string): number {
 describe('observability (distributed mode)', () => {
   let stack: DistributedStack;
   let inferenceMetrics: string;
+  let billingMetrics: string;
+  let mediaMetrics: string;
   let gatewayMetrics: string;
   let org: SeededOrganization;
 
   beforeAll(async () => {
-    const healthPort = await freePort();
+    const [inferencePort, billingPort, mediaPort] = [await freePort(), await freePort(), await freePort()];
     stack = new DistributedStack({
       database: 'e2e_observability',
       adminToken: ADMIN_TOKEN,
       jwtSecret: JWT_SECRET,
-      env: { inference: { HEALTH_PORT: String(healthPort) } },
+      env: {
+        inference: { HEALTH_PORT: String(inferencePort) },
+        billing: { HEALTH_PORT: String(billingPort) },
+        media: { HEALTH_PORT: String(mediaPort) },
+      },
     });
     await stack.start();
-    inferenceMetrics = `http://127.0.0.1:${healthPort}/metrics`;
+    inferenceMetrics = `http://127.0.0.1:${inferencePort}/metrics`;
+    billingMetrics = `http://127.0.0.1:${billingPort}/metrics`;
+    mediaMetrics = `http://127.0.0.1:${mediaPort}/metrics`;
     gatewayMetrics = stack.api.replace(/\/api$/, '/metrics');
     org = await seedOrganization(stack.api, ADMIN_TOKEN, '100.00');
   }, 180_000);
@@ -123,6 +132,63 @@ describe('observability (distributed mode)', () => {
       expect(moved(inference, before.inference, series.firstOutput)).toBe(2);
       expect(gateway).toContain('nodejs_eventloop_lag_seconds');
     });
+  });
+
+  it('counts the tokens and roubles billing settles for a chat, by model', async () => {
+    const series = {
+      prompt: 'gw_billed_tokens_total{model="demo/chat",kind="prompt",service="billing"}',
+      completion: 'gw_billed_tokens_total{model="demo/chat",kind="completion",service="billing"}',
+      roubles: 'gw_billed_rub_total{model="demo/chat",service="billing"}',
+    };
+    const before = await scrape(billingMetrics);
+    const answered = await chat('Hello, billing metrics');
+    expect(answered.status).toBe(200);
+    const { prompt_tokens, completion_tokens } = answered.body.usage;
+    expect(completion_tokens).toBeGreaterThan(0);
+    await expectEventually(async () => {
+      const billing = await scrape(billingMetrics);
+      const moved = (name: string) => sample(billing, name) - sample(before, name);
+      expect(moved(series.prompt)).toBe(prompt_tokens);
+      expect(moved(series.completion)).toBe(completion_tokens);
+      expect(moved(series.roubles)).toBeGreaterThan(0);
+    });
+  });
+
+  it('shows a held media generation as an open hold and a job by state until it ends', async () => {
+    const pending = 'gw_media_generations{status="pending",service="media"}';
+    const processing = 'gw_media_generations{status="processing",service="media"}';
+    const openHolds = 'gw_open_holds{service="billing"}';
+    const unsettledJobs = (media: string) => sample(media, pending) + sample(media, processing);
+    const created = await http('POST', `${stack.api}/v1/media`, {
+      token: org.apiKey,
+      body: {
+        model: 'demo/video',
+        params: { prompt: 'Metrics at sea [[delay:4000]]', duration: 3 },
+        async: true,
+      },
+    });
+    expect(created.status).toBe(200);
+
+    // The chats of the tests before may still be settling: the video's hold is the one left.
+    await expectEventually(async () => {
+      const billing = await scrape(billingMetrics);
+      expect(sample(billing, openHolds)).toBe(1);
+      expect(sample(billing, 'gw_open_holds_rub{service="billing"}')).toBeGreaterThan(0);
+      expect(unsettledJobs(await scrape(mediaMetrics))).toBe(1);
+    });
+
+    expect((await finalGeneration(stack.api, org.apiKey, created.body.id)).status).toBe('completed');
+    await expectEventually(async () => {
+      const media = await scrape(mediaMetrics);
+      expect(media).toContain(`${pending} 0`);
+      expect(media).toContain(`${processing} 0`);
+      expect(media).toContain('gw_outbox_unpublished_events{service="media"} 0');
+      expect(sample(await scrape(billingMetrics), openHolds)).toBe(0);
+      expect(
+        sample(await scrape(billingMetrics), 'gw_billed_rub_total{model="demo/video",service="billing"}'),
+      ).toBeGreaterThan(0);
+    });
+    expect(await scrape(inferenceMetrics)).toContain('gw_outbox_unpublished_events{service="inference"} 0');
   });
 
   it('leaves no secret the test used in any log line', () => {

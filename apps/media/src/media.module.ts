@@ -7,6 +7,7 @@ import { ServiceDatabaseModule } from '@gw/platform/database';
 import { MEDIA_TABLES, mediaDatabase } from './database/media-database';
 import { GenerationEndings } from './generations/generation-endings';
 import { MediaGenerationHandler } from './generations/media-generation.handler';
+import { MediaGenerationMetrics } from './generations/media-generation-metrics';
 import { MediaGenerationRepository } from './generations/media-generation.repository';
 import { MEDIA_GENERATION_SETTINGS, MediaGenerationService } from './generations/media-generation.service';
 import { MEDIA_AWAIT_POLL, MediaGenerationTracker } from './generations/media-generation-tracker.service';
@@ -79,6 +80,7 @@ export class MediaModule {
         GeneratedFileWriter,
         GenerationEndings,
         MediaGenerationRepository,
+        MediaGenerationMetrics,
         MediaResults,
         MediaHolds,
         MediaJobExecutor,

@@ -140,6 +140,14 @@ export class MediaGenerationRepository {
     await this.rows.update({ id, settledAt: IsNull() }, { settledAt: () => 'now()' });
   }
 
+  /** How many generations billing has not been told the end of, by status (the unsettled index answers it). */
+  async countUnsettledByStatus(): Promise<Map<string, number>> {
+    const rows: Array<{ status: string; count: number }> = await this.rows.query(
+      `SELECT status, count(*)::int AS count FROM media.generations WHERE settled_at IS NULL GROUP BY status`,
+    );
+    return new Map(rows.map((row) => [row.status, row.count]));
+  }
+
   /** The generations whose outcome billing has not been told yet, oldest first. */
   unsettled(limit: number): Promise<MediaGenerationEntity[]> {
     return this.rows.find({ where: { settledAt: IsNull() }, order: { createdAt: 'ASC' }, take: limit });
