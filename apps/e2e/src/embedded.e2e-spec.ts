@@ -55,9 +55,9 @@ describe('embedded mode (npm start)', () => {
       .split('\n')
       .map((l) => l.trim())
       .filter((l) => l.startsWith('curl '));
-    expect(lines).toHaveLength(6);
+    expect(lines).toHaveLength(7);
     const outputs = await Promise.all(lines.map((line) => run('bash', ['-c', line]).then((r) => r.stdout)));
-    const [models, chat, stream, embedding, balance, history] = outputs;
+    const [models, chat, stream, embedding, image, balance, history] = outputs;
     expect(JSON.parse(models).data.map((m: { id: string }) => m.id)).toContain('demo/chat');
     expect(JSON.parse(chat)).toMatchObject({ object: 'chat.completion', model: 'demo/chat' });
     expect(JSON.parse(chat).choices[0].message.content).toContain('Hello, gateway!');
@@ -66,6 +66,7 @@ describe('embedded mode (npm start)', () => {
       object: 'list',
       data: [{ object: 'embedding', index: 0 }],
     });
+    expect(JSON.parse(image).data).toEqual([expect.objectContaining({ url: expect.any(String) })]);
     expect(JSON.parse(balance).amount).toMatch(/^\d+(\.\d+)?$/);
     expect(JSON.parse(history)).toHaveProperty('items');
   });
@@ -171,14 +172,16 @@ describe('embedded mode (npm start)', () => {
     expect(login.status).toBe(200);
     const stats = await http('GET', `${api}/v1/storage/stats`, { token: login.body.access_token });
     expect(stats.status).toBe(200);
+    // The one file is the image the banner's curl line generated: generated results count in the stats.
     expect(stats.body).toEqual({
-      usedBytes: 0,
+      usedBytes: expect.any(Number),
       totalBytes: expect.any(Number),
-      fileCount: 0,
-      filesByType: { IMAGE: 0, VIDEO: 0, AUDIO: 0 },
-      filesByPolicy: { TEMP_UPLOAD: 0, TEMP_GENERATION: 0, PERMANENT: 0 },
-      usagePercent: 0,
+      fileCount: 1,
+      filesByType: { IMAGE: 1, VIDEO: 0, AUDIO: 0 },
+      filesByPolicy: { TEMP_UPLOAD: 0, TEMP_GENERATION: 1, PERMANENT: 0 },
+      usagePercent: expect.any(Number),
     });
+    expect(stats.body.usedBytes).toBeGreaterThan(0);
     const withKey = await http('GET', `${api}/v1/storage/stats`, { token: apiKey });
     expect(withKey.status).toBe(403);
     expect(withKey.body.error.type).toBe('permission_error');

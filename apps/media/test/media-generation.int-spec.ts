@@ -13,6 +13,7 @@ import {
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { MEDIA_QUEUE, MediaEnv, MediaModule } from '../src/media.module';
+import { DEMO_CATALOGUE } from './media-test-app';
 
 describe('media service over NATS and Postgres', () => {
   let db: TestDatabase;
@@ -26,7 +27,7 @@ describe('media service over NATS and Postgres', () => {
   beforeAll(async () => {
     db = await createTestDatabase('media');
     nats = await startTestNats();
-    const env = Object.assign(new MediaEnv(), { DATABASE_URL: db.url });
+    const env = Object.assign(new MediaEnv(), { DATABASE_URL: db.url, CATALOGUE_FILE: DEMO_CATALOGUE });
     const transport: TransportOptions = { kind: 'nats', servers: nats.url, rpcTimeoutMs: 5_000 };
     service = await startService(
       MediaModule.register({ env, transport }),

@@ -12,6 +12,7 @@ import {
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { MEDIA_QUEUE, MediaEnv, MediaModule } from '../src/media.module';
+import { DEMO_CATALOGUE } from './media-test-app';
 
 /** The shared paid-generation pipeline runs inside media, on media's own tables. */
 describe('media paid-generation outbox', () => {
@@ -23,7 +24,11 @@ describe('media paid-generation outbox', () => {
   beforeAll(async () => {
     db = await createTestDatabase('media_outbox');
     nats = await startTestNats();
-    const env = Object.assign(new MediaEnv(), { DATABASE_URL: db.url, OUTBOX_RELAY_INTERVAL_MS: 200 });
+    const env = Object.assign(new MediaEnv(), {
+      DATABASE_URL: db.url,
+      CATALOGUE_FILE: DEMO_CATALOGUE,
+      OUTBOX_RELAY_INTERVAL_MS: 200,
+    });
     const transport: TransportOptions = { kind: 'nats', servers: nats.url, rpcTimeoutMs: 5_000 };
     service = await startService(
       MediaModule.register({ env, transport }),
