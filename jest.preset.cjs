@@ -44,6 +44,9 @@ module.exports = {
   // Integration specs start NATS, migrate a database and hash passwords; on a loaded two-core CI
   // machine that outgrows Jest's 5 s default without anything being wrong.
   testTimeout: 30_000,
+  // A suite whose beforeAll failed leaves its NATS server, service or pool open, and Jest would then
+  // wait for them for ever after reporting the failure: CI must end with the failure, not hang.
+  forceExit: true,
   moduleNameMapper,
   testMatch: ['**/?(*.)+(spec|int-spec|e2e-spec).ts'],
   transform: { '^.+\\.(ts|mts|cts)$': swcTs, '^.+\\.(js|mjs|cjs)$': swcJs },
