@@ -1,15 +1,9 @@
 import { plainToInstance } from 'class-transformer';
 import { ImageGenerationRequestDto } from '@gw/dto';
 import { imageGenerationRequest, pendingRecord } from './image-request';
+import { apiKeyPrincipal } from '@gw/testing';
 
-const principal = {
-  kind: 'api_key',
-  organizationId: 'org-1',
-  apiKeyId: 'key-1',
-  apiKeyName: 'k',
-  apiKeyShort: 'abcdef',
-  userId: null,
-} as const;
+const principal = apiKeyPrincipal();
 
 const body = (fields: Record<string, unknown>) => plainToInstance(ImageGenerationRequestDto, fields);
 

@@ -9,15 +9,9 @@ import {
 import { type RpcClient, type RpcCallOptions, UnansweredCallError } from '@gw/platform';
 import type { Response } from 'express';
 import { AWAIT_ANSWER_MARGIN_MS, GenerationWaiter } from './generation-waiter';
+import { apiKeyPrincipal } from '@gw/testing';
 
-const principal = {
-  kind: 'api_key',
-  organizationId: 'org-1',
-  apiKeyId: 'key-1',
-  apiKeyName: 'k',
-  apiKeyShort: 'abcdef',
-  userId: null,
-} as const;
+const principal = apiKeyPrincipal();
 
 const record = (status: MediaGenerationStatus): MediaGeneration => ({
   id: 'gen-1',

@@ -2,15 +2,9 @@ import { plainToInstance } from 'class-transformer';
 import { DomainError } from '@gw/contracts';
 import { SpeechRequestDto } from '@gw/dto';
 import { inSpeechTerms, speechGenerationRequest } from './speech-request';
+import { apiKeyPrincipal } from '@gw/testing';
 
-const principal = {
-  kind: 'api_key',
-  organizationId: 'org-1',
-  apiKeyId: 'key-1',
-  apiKeyName: 'k',
-  apiKeyShort: 'abcdef',
-  userId: null,
-} as const;
+const principal = apiKeyPrincipal();
 
 describe('a speech API request as a media generation', () => {
   it("maps input to the model's prompt and response_format to its output_format", () => {
