@@ -20,6 +20,20 @@ export class LivenessServerNats extends ClaimCheckServerNats {
     super(serverOptions, blobs, drainTimeoutMs);
   }
 
+  /**
+   * Listening means NATS has the subscriptions: a flush waits for the server to take them, so a
+   * request sent by another connection right after the start finds a responder instead of "no
+   * responders" (a replica started under load answered its first caller 503).
+   */
+  override start(callback: (err?: unknown, ...optionalParams: unknown[]) => void): void {
+    super.start((err?: unknown) => {
+      if (err) return callback(err);
+      this.unwrap<NatsConnection>()
+        .flush()
+        .then(() => callback(), callback);
+    });
+  }
+
   override bindEvents(client: NatsConnection): void {
     super.bindEvents(client);
     for (const [subject, handler] of this.getHandlers()) {
