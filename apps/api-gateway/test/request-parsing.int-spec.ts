@@ -130,6 +130,25 @@ describe('request parsing at the HTTP edge', () => {
     expect(await response.json()).toMatchObject({ error: { code: 'unsupported_media_type' } });
   });
 
+  it("answers /v1/messages in Anthropic's error shape from the checks made before routing too", async () => {
+    const unreadable = await fetch(`${origin}/api/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/html' },
+      body: '<p>hi</p>',
+    });
+    expect(unreadable.status).toBe(400);
+    expect(await unreadable.json()).toMatchObject({
+      type: 'error',
+      error: { type: 'invalid_request_error', code: 'unsupported_media_type' },
+    });
+    const nulInQuery = await fetch(`${origin}/api/v1/messages/?beta=%00`, { method: 'POST' });
+    expect(nulInQuery.status).toBe(400);
+    expect(await nulInQuery.json()).toMatchObject({
+      type: 'error',
+      error: { type: 'invalid_request_error', code: 'invalid_request', param: 'beta' },
+    });
+  });
+
   it('says that a body that does not parse is not valid JSON', async () => {
     const reply = await post('/api/admin/organizations', '{"name": ');
     expect(reply.status).toBe(400);

@@ -5,6 +5,7 @@ import { errorEnvelope } from '@gw/platform';
 import { json, urlencoded } from 'express';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { IncomingMessage } from 'node:http';
+import { MESSAGES_PATH, messagesErrorEnvelope } from '../formats/messages-error.filter';
 import { exceedsJsonNesting } from './json-nesting';
 import { findJsonHazard } from './json-hazards';
 
@@ -47,8 +48,12 @@ export function hasBody(request: IncomingMessage): boolean {
   );
 }
 
-function reply(response: Response, error: DomainError): void {
-  response.status(error.status).json(errorEnvelope(error));
+/** In the shape of the route asked for, as its own error filter would answer after routing. */
+function reply(request: Request, response: Response, error: DomainError): void {
+  const path = request.path.replace(/\/+$/, '').toLowerCase();
+  response
+    .status(error.status)
+    .json(path === MESSAGES_PATH ? messagesErrorEnvelope(error) : errorEnvelope(error));
 }
 
 /** Refuses a body in a media type the API cannot read, instead of validating an empty body. */
@@ -57,6 +62,7 @@ function rejectUnreadableMediaTypes(request: Request, response: Response, next: 
   if (!hasBody(request) || isReadAsJson(type) || type === FORM) return next();
   if (type === MULTIPART && MULTIPART_ROUTES.has(request.path)) return next();
   reply(
+    request,
     response,
     new DomainError('unsupported_media_type', `Content-Type ${type} is not supported; send application/json`),
   );
@@ -69,10 +75,10 @@ function rejectUnreadableMediaTypes(request: Request, response: Response, next: 
  */
 function rejectUnsafePathOrQuery(request: Request, response: Response, next: NextFunction): void {
   if (safeDecode(request.path).includes('\u0000'))
-    return reply(response, new DomainError('not_found', 'Not found'));
+    return reply(request, response, new DomainError('not_found', 'Not found'));
   const hazard = findJsonHazard(request.query);
   if (!hazard) return next();
-  reply(response, new DomainError('invalid_request', hazard.message, hazard.path || null));
+  reply(request, response, new DomainError('invalid_request', hazard.message, hazard.path || null));
 }
 
 /**
@@ -217,6 +223,6 @@ function bodyReadError(err: unknown, limitBytes: number): unknown {
 export async function answerUnknownRoutesWithEnvelope(app: INestApplication): Promise<void> {
   await app.init();
   (app as NestExpressApplication).use((request: Request, response: Response) => {
-    reply(response, new DomainError('not_found', `Cannot ${request.method} ${request.path}`));
+    reply(request, response, new DomainError('not_found', `Cannot ${request.method} ${request.path}`));
   });
 }
