@@ -338,6 +338,8 @@ inBothModes('media generations', 'media', MEDIA_ENV, (mode, open) => {
         expect.arrayContaining(['200', '400', '402', '404', '409']),
       );
       expect(doc.paths['/api/v1/media/{id}/cancel'].post.responses).toHaveProperty('404');
+      // Cancelling an ended generation answers it as it stands (decision 171), so cancel documents no 409.
+      expect(doc.paths['/api/v1/media/{id}/cancel'].post.responses).not.toHaveProperty('409');
       expect(doc.paths['/api/v1/audio/speech'].post.responses['200'].content).toHaveProperty('audio/mpeg');
     });
 

@@ -155,12 +155,11 @@ export class MediaController {
       "Ends it `cancelled` at no cost (history's isCancelled true); the provider's job is cancelled where its API allows.",
   })
   @ApiParam(GENERATION_ID_PARAM)
-  @ApiOkResponse({ type: MediaGenerationDto, description: 'The generation, `cancelled`' })
-  @ApiNotFoundResponse({ description: "Unknown id, or another organization's", type: ErrorEnvelopeDto })
-  @ApiConflictResponse({
-    description: 'The generation is already completed or failed',
-    type: ErrorEnvelopeDto,
+  @ApiOkResponse({
+    type: MediaGenerationDto,
+    description: 'The generation, `cancelled`; one that had already ended is answered as it stands',
   })
+  @ApiNotFoundResponse({ description: "Unknown id, or another organization's", type: ErrorEnvelopeDto })
   cancel(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<MediaGeneration> {
     return this.rpc.request(MediaContracts.cancelGeneration, { principal, id });
   }
