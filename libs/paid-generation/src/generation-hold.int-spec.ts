@@ -22,10 +22,12 @@ import {
 } from '@gw/platform';
 import { createTestDatabase, expectEventually, silentLogger, type TestDatabase } from '@gw/testing';
 import Decimal from 'decimal.js';
+import { type MigrationInterface, type QueryRunner } from 'typeorm';
 import { randomUUID } from 'node:crypto';
 import { GenerationBilling } from './generation-billing.service';
 import type { GenerationContext, GenerationOutcome } from './generation-hold';
 import { paidGenerationProviders } from './paid-generation.providers';
+import { createPaidGenerationTables, dropPaidGenerationTables } from './paid-generation-migration';
 import { paidGenerationTables } from './paid-generation-tables';
 import { UpstreamFailure } from './upstream-failure';
 
@@ -71,6 +73,19 @@ class BillingStandIn {
   }
 }
 
+/** The tables as every service that hosts the pipeline migrates them, here in the test database's public schema. */
+class CreatePaidGenerationTables1763900000000 implements MigrationInterface {
+  name = 'CreatePaidGenerationTables1763900000000';
+
+  up(q: QueryRunner): Promise<void> {
+    return createPaidGenerationTables(q, 'public');
+  }
+
+  down(q: QueryRunner): Promise<void> {
+    return dropPaidGenerationTables(q, 'public');
+  }
+}
+
 @Module({ controllers: [BillingStandIn] })
 class BillingStandInModule {}
 
@@ -99,12 +114,12 @@ describe('GenerationHold', () => {
     moduleRef = await Test.createTestingModule({
       imports: [
         TransportModule.forRoot(transport),
-        // The service's migration creates these tables; here the entities describe them well enough.
         TypeOrmModule.forRoot({
           type: 'postgres',
           url: db.url,
           entities: [tables.RequestAttempt, tables.EventOutbox],
-          synchronize: true,
+          migrations: [CreatePaidGenerationTables1763900000000],
+          migrationsRun: true,
         }),
       ],
       providers: paidGenerationProviders({

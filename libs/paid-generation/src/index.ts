@@ -4,6 +4,7 @@ export * from './generation-outbox.repository';
 export * from './generation-recorder.service';
 export * from './outbox-relay.service';
 export * from './paid-generation.env';
+export * from './paid-generation-migration';
 export * from './paid-generation-tables';
 export * from './paid-generation.providers';
 export * from './provider-fallback';
