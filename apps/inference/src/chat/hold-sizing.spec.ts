@@ -43,4 +43,9 @@ describe('holdNeeds', () => {
     expect(holdNeeds(alpha, 10, 3000, 4096).target.toFixed(8)).toBe(rub(10, 4096));
     expect(holdNeeds(alpha, 10, 100, 120).target.toFixed(8)).toBe(rub(10, 120));
   });
+
+  it('keeps doubling once an answer is past the ceiling, instead of asking a token at a time', () => {
+    expect(holdNeeds(alpha, 10, 130, 120).target.toFixed(8)).toBe(rub(10, 260));
+    expect(holdNeeds(alpha, 10, 120, 120).target.toFixed(8)).toBe(rub(10, 240));
+  });
 });

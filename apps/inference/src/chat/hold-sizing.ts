@@ -39,7 +39,8 @@ export interface HoldNeeds {
   needed: Decimal;
   /**
    * Where to grow the hold when it does not cover `needed`: room for the answer to double (at
-   * least HOLD_STEP_TOKENS more), never past what the completion ceiling can cost.
+   * least HOLD_STEP_TOKENS more), never past what the completion ceiling can cost while the answer
+   * is within it.
    */
   target: Decimal;
 }
@@ -51,7 +52,10 @@ export function holdNeeds(
   ceilingTokens: number,
 ): HoldNeeds {
   const needed = roundCost(maxChatCost(route.pricing, promptTokens, producedTokens));
-  const room = Math.min(ceilingTokens, producedTokens + Math.max(HOLD_STEP_TOKENS, producedTokens));
+  const doubled = producedTokens + Math.max(HOLD_STEP_TOKENS, producedTokens);
+  // Past the ceiling it bounds nothing (an estimate that overshot, a provider past max_tokens): capped
+  // there, every further token asked billing for one more.
+  const room = producedTokens < ceilingTokens ? Math.min(ceilingTokens, doubled) : doubled;
   const target = roundCost(maxChatCost(route.pricing, promptTokens, room));
   return { needed, target: Decimal.max(needed, target) };
 }
