@@ -12,10 +12,20 @@ export type EventHandler = (data: unknown) => Promise<void>;
 
 export const NO_HANDLER_MESSAGE = 'There is no matching message handler defined in the remote service.';
 
+/** How the replies of one request cross the bus. */
+export interface RequestDelivery {
+  /**
+   * A stream's frames are passed as they are, not JSON round-tripped: each is built for this one
+   * caller, which only serializes it (decision 179). A frame per token made the round trip the
+   * largest cost of a streamed answer.
+   */
+  framesByReference?: boolean;
+}
+
 /**
- * Stands in for NATS inside one process. Every payload is JSON round-tripped on the way in and
- * out, so a handler sees exactly what it would see over the wire (no shared references, Dates as
- * strings, class instances as plain objects).
+ * Stands in for NATS inside one process. Every request is JSON round-tripped on the way in, and
+ * every answer of a plain request on the way out, so a handler and its caller see exactly what they
+ * would see over the wire (no shared references, Dates as strings, class instances as plain objects).
  */
 export class InProcessBus {
   private readonly requestHandlers = new Map<string, RequestHandler[]>();
@@ -35,7 +45,12 @@ export class InProcessBus {
   }
 
   /** Sends a request; replies arrive through `reply`. Returns a teardown that cancels the handler's stream. */
-  request(subject: string, data: unknown, reply: (packet: ReplyPacket) => void): () => void {
+  request(
+    subject: string,
+    data: unknown,
+    reply: (packet: ReplyPacket) => void,
+    delivery: RequestDelivery = {},
+  ): () => void {
     const handlers = this.requestHandlers.get(subject) ?? [];
     if (handlers.length === 0) {
       queueMicrotask(() => reply({ err: NO_HANDLER_MESSAGE, isDisposed: true }));
@@ -43,7 +58,10 @@ export class InProcessBus {
     }
     const turn = (this.roundRobin.get(subject) ?? 0) % handlers.length;
     this.roundRobin.set(subject, turn + 1);
-    return handlers[turn](roundTrip(data), (packet) => reply(roundTrip(packet) as ReplyPacket));
+    const deliver = delivery.framesByReference
+      ? reply
+      : (packet: ReplyPacket) => reply(roundTrip(packet) as ReplyPacket);
+    return handlers[turn](roundTrip(data), deliver);
   }
 
   /** Delivers an event to every handler and resolves when all of them have finished. */
@@ -54,13 +72,18 @@ export class InProcessBus {
   }
 
   /** Same as `request`, as an Observable of the response values. */
-  request$(subject: string, data: unknown): Observable<unknown> {
+  request$(subject: string, data: unknown, delivery: RequestDelivery = {}): Observable<unknown> {
     return new Observable((subscriber) =>
-      this.request(subject, data, ({ err, response, isDisposed }) => {
-        if (err !== undefined) return subscriber.error(err);
-        if (response !== undefined) subscriber.next(response);
-        if (isDisposed) subscriber.complete();
-      }),
+      this.request(
+        subject,
+        data,
+        ({ err, response, isDisposed }) => {
+          if (err !== undefined) return subscriber.error(err);
+          if (response !== undefined) subscriber.next(response);
+          if (isDisposed) subscriber.complete();
+        },
+        delivery,
+      ),
     );
   }
 

@@ -1,11 +1,11 @@
 import { BaseRpcContext, type CustomTransportStrategy, Server } from '@nestjs/microservices';
-import { isObservable } from 'rxjs';
-import { type InProcessBus, NO_HANDLER_MESSAGE } from './in-process-bus';
+import { isObservable, type Observable, type Subscription } from 'rxjs';
+import { type InProcessBus, NO_HANDLER_MESSAGE, type ReplyPacket } from './in-process-bus';
 
 /**
  * A Nest transport strategy that registers the app's @MessagePattern and @EventPattern handlers
- * on the in-process bus. It reuses Server.send, so replies, errors and streams follow exactly the
- * code path of the NATS server.
+ * on the in-process bus. Handlers run through Nest's pipes, interceptors and filters as on NATS;
+ * their replies are passed on as they come (see `replyInTurn`).
  */
 export class InProcessServer extends Server implements CustomTransportStrategy {
   private readonly unregister: Array<() => void> = [];
@@ -31,7 +31,7 @@ export class InProcessServer extends Server implements CustomTransportStrategy {
               .then(() => messageHandler(data, context))
               .then((result) => {
                 if (cancelled) return;
-                subscription = this.send(this.transformToObservable(result), reply);
+                subscription = replyInTurn(this.transformToObservable(result), reply);
               })
               .catch((err: unknown) => reply({ err, isDisposed: true }));
             return () => {
@@ -68,4 +68,18 @@ export class InProcessServer extends Server implements CustomTransportStrategy {
     if (isObservable(result))
       await new Promise<void>((resolve, reject) => result.subscribe({ error: reject, complete: resolve }));
   }
+}
+
+/**
+ * Replies each value of a handler's answer in the turn it is produced, the error or the end as the
+ * last packet. Nest's Server.send queues every packet for the next tick behind an async publish,
+ * which a NATS socket needs and a function call does not: a streamed answer paid a tick and a
+ * promise per token for it (decision 179).
+ */
+function replyInTurn(answer: Observable<unknown>, reply: (packet: ReplyPacket) => void): Subscription {
+  return answer.subscribe({
+    next: (response) => reply({ response }),
+    error: (err: unknown) => reply({ err, isDisposed: true }),
+    complete: () => reply({ isDisposed: true }),
+  });
 }

@@ -27,6 +27,8 @@ import { currentRequestId, NATS_REQUEST_ID_HEADER } from '../observability/reque
 import { RpcMetrics } from './rpc-metrics';
 import { ClaimCheckSender, redeemingReplies } from './claim-checks';
 import { isHeartbeat } from './heartbeats';
+import { idleTimeout } from './idle-timeout';
+import type { RequestDelivery } from './in-process-bus';
 import { ResponderWatch } from './responder-watch';
 import { RPC_CLIENT_PROXY, TRANSPORT_OPTIONS, TransportOptions } from './transport-options';
 
@@ -85,7 +87,7 @@ export class RpcClient implements OnApplicationShutdown {
     const answer = firstValueFrom(
       this.send<Response>(contract.subject, payload).pipe(
         this.responders?.watching(contract.subject) ?? identity,
-        timeout({ each: Math.min(limit, options.idleTimeoutMs ?? limit) }),
+        idleTimeout(Math.min(limit, options.idleTimeoutMs ?? limit)),
         filter((frame) => !isHeartbeat(frame)),
         timeout(limit),
         catchError((err: unknown) => throwError(() => toDomainError(err, contract.subject))),
@@ -101,9 +103,9 @@ export class RpcClient implements OnApplicationShutdown {
     options: StreamCallOptions = {},
   ): Observable<Chunk> {
     const limit = options.idleTimeoutMs ?? this.options.rpcTimeoutMs;
-    return this.send<Chunk>(contract.subject, payload).pipe(
+    return this.send<Chunk>(contract.subject, payload, { framesByReference: true }).pipe(
       this.responders?.watching(contract.subject) ?? identity,
-      timeout({ each: limit }),
+      idleTimeout(limit),
       filter((frame) => !isHeartbeat(frame)),
       catchError((err: unknown) => throwError(() => toDomainError(err, contract.subject))),
       this.metrics?.observeStream<Chunk>(contract.subject) ?? identity,
@@ -111,11 +113,16 @@ export class RpcClient implements OnApplicationShutdown {
   }
 
   /**
-   * The proxy's send, with a payload too large for the bus sent by claim check and its object
-   * removed after the call, each reply that came by claim check redeemed, and the request id of the
-   * call in a NATS header (on the in-process bus it travels with the async context itself).
+   * On NATS, the proxy's send, with a payload too large for the bus sent by claim check and its
+   * object removed after the call, each reply that came by claim check redeemed, and the request id
+   * of the call in a NATS header. On the in-process bus, the bus itself: Nest's ClientProxy adds a
+   * connect, a defer and a mergeMap that every frame of a stream crossed (decision 179), and the
+   * request id travels with the async context.
    */
-  private send<Frame>(subject: string, payload: object): Observable<Frame> {
+  private send<Frame>(subject: string, payload: object, delivery: RequestDelivery = {}): Observable<Frame> {
+    if (this.options.kind === 'in-process') {
+      return this.options.bus.request$(subject, payload, delivery) as Observable<Frame>;
+    }
     const claimChecks = this.claimChecks;
     if (!claimChecks) return this.proxy.send<Frame, object>(subject, payload);
     const requestId = currentRequestId();
