@@ -165,9 +165,11 @@ function live(current: LimitRecord | null, policy: RateLimitPolicy, now: number)
   const record =
     current && current.windowStart === windowStart ? current : { windowStart, count: 0, slots: {} };
   // `?? {}`: a record written before leases carried their admission time kept them under another name.
-  const slots = Object.fromEntries(
-    Object.entries(current?.slots ?? {}).filter(([, [, expiresAt]]) => expiresAt > now),
-  );
+  const held = current?.slots ?? {};
+  // Copied only when a lease lapsed: every request reads the record twice, and it has a slot per request in flight.
+  const slots = Object.values(held).every(([, expiresAt]) => expiresAt > now)
+    ? held
+    : Object.fromEntries(Object.entries(held).filter(([, [, expiresAt]]) => expiresAt > now));
   return { ...record, slots, typicalHoldMs: current?.typicalHoldMs };
 }
 
