@@ -19,15 +19,33 @@ import {
   processTree,
   readCpuCores,
   privateMbOf,
+  pssMbOf,
+  pssOf,
   rssOf,
   snapshotProcesses,
 } from './lib/proc.mjs';
 import { freePort, httpAnswers, startProcess, waitUntil } from './lib/processes.mjs';
-import { aggregate, checkTargets, formatMs, natsHop, renderReport } from './lib/summary.mjs';
+import {
+  aggregate,
+  checkTargets,
+  formatMs,
+  idealStreamsPerSecond,
+  natsHop,
+  renderReport,
+} from './lib/summary.mjs';
 import { directTarget, distributedTarget, embeddedTarget, portkeyTarget, rawTarget } from './lib/targets.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const PATHS = { chat: '/v1/chat/completions', stream: '/v1/chat/completions', embed: '/v1/embeddings' };
+const CHAT_PATH = '/v1/chat/completions';
+const PATHS = {
+  chat: CHAT_PATH,
+  stream: CHAT_PATH,
+  ttfb: CHAT_PATH,
+  long: CHAT_PATH,
+  embed: '/v1/embeddings',
+};
+/** Scenarios measured with the SSE probe (concurrent streams) rather than wrk. */
+const PROBED = new Set(['ttfb', 'long']);
 const log = (line) => process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 const has = (command) => spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
 
@@ -80,6 +98,7 @@ function writeBodies(work, target) {
     chat: { model: target.models.chat, messages, max_tokens: 128 },
     stream: { model: target.models.chat, messages, max_tokens: 128, stream: true },
     ttfb: { model: target.models.paced, messages, max_tokens: 128, stream: true },
+    long: { model: target.models.long, messages, max_tokens: 1024, stream: true },
     embed: {
       model: target.models.embed,
       input: 'The quick brown fox jumps over the lazy dog near the river bank.',
@@ -93,14 +112,14 @@ function writeBodies(work, target) {
 }
 
 /** Each target must answer chat, a stream and embeddings with what the mock sent, before any load. */
-async function verify(target) {
+async function verify(target, options) {
   const post = async (scenario) => {
     const headers = { 'content-type': 'application/json' };
     for (const header of target.headers.split('|')) {
       const colon = header.indexOf(':');
       headers[header.slice(0, colon).trim()] = header.slice(colon + 1).trim();
     }
-    const response = await fetch(`${target.base}${PATHS[scenario === 'ttfb' ? 'stream' : scenario]}`, {
+    const response = await fetch(`${target.base}${PATHS[scenario]}`, {
       method: 'POST',
       headers,
       body: readFileSync(target.bodies[scenario]),
@@ -111,10 +130,13 @@ async function verify(target) {
   const chat = await post('chat');
   if (chat.status !== 200 || !chat.text.includes('gateway forwards'))
     throw new Error(`${target.name}: chat answered ${chat.status}: ${chat.text.slice(0, 300)}`);
-  for (const scenario of ['stream', 'ttfb']) {
+  // A long answer takes its chunks × delay (4 s by default): checked only when it is measured.
+  const streams = ['stream', 'ttfb', ...(options.scenarios.includes('long') ? ['long'] : [])];
+  for (const scenario of streams) {
     const stream = await post(scenario);
     const frames = stream.text.split('\n').filter((line) => line.startsWith('data: {')).length;
-    if (stream.status !== 200 || !stream.text.includes('data: [DONE]') || frames < 20)
+    const least = scenario === 'long' ? options.longChunks : 20;
+    if (stream.status !== 200 || !stream.text.includes('data: [DONE]') || frames < least)
       throw new Error(`${target.name}: ${scenario} answered ${stream.status}: ${stream.text.slice(0, 300)}`);
   }
   const embed = await post('embed');
@@ -124,13 +146,13 @@ async function verify(target) {
 
 /** Loads the target; a target with replicas gets its connections split over them, loaded at once. */
 async function load(ctx, target, scenario, connections, seconds) {
-  const run = scenario === 'ttfb' ? runProbe : runWrk;
+  const run = PROBED.has(scenario) ? runProbe : runWrk;
   const bases = target.bases ?? [target.base];
   const shares = splitConnections(connections, bases.length);
   const results = await Promise.all(
     shares.map((share, i) =>
       run({
-        url: `${bases[i]}${PATHS[scenario === 'ttfb' ? 'stream' : scenario]}`,
+        url: `${bases[i]}${PATHS[scenario]}`,
         bodyFile: target.bodies[scenario],
         headers: target.headers,
         connections: share,
@@ -152,17 +174,35 @@ async function measure(ctx, target, scenario, connections, rep) {
   const extra = (await target.extraPids?.()) ?? [];
   const before = snapshotProcesses();
   const coresBefore = readCpuCores();
+  // Memory, sampled each second and once at the end: the tree's RSS (shared pages counted in every
+  // process that maps them), its PSS (each shared page divided among them: PostgreSQL's shared
+  // buffers count once) and the PSS of each named process of the target; the maximum of each.
   let rssMax = 0;
-  const sampler = setInterval(() => {
+  let pssMax = 0;
+  let pssFallbacks = 0;
+  const componentsPss = {};
+  const sampleMemory = () => {
     const now = snapshotProcesses();
     const tree = new Set([...processTree(target.roots(), now), ...extra]);
     rssMax = Math.max(
       rssMax,
       rssOf(tree, now).reduce((sum, p) => sum + p.mb, 0),
     );
-  }, 1000);
-  const result = await load(ctx, target, scenario, connections, ctx.options.duration);
+    const pss = pssOf(tree, now);
+    pssMax = Math.max(pssMax, pss.total);
+    pssFallbacks = Math.max(pssFallbacks, pss.fallbacks);
+    if (!target.components) return;
+    const byPid = new Map(pss.each.map(({ pid, mb }) => [pid, mb]));
+    for (const { name, pids } of target.components(tree, extra)) {
+      const mb = pids.reduce((sum, pid) => sum + (byPid.get(pid) ?? 0), 0);
+      componentsPss[name] = Math.max(componentsPss[name] ?? 0, mb);
+    }
+  };
+  const sampler = setInterval(sampleMemory, 1000);
+  const seconds = scenario === 'long' ? ctx.options.longDuration : ctx.options.duration;
+  const result = await load(ctx, target, scenario, connections, seconds);
   clearInterval(sampler);
+  sampleMemory();
   const after = snapshotProcesses();
   const coresAfter = readCpuCores();
   const tree = new Set([...processTree(target.roots(), after), ...extra]);
@@ -187,6 +227,15 @@ async function measure(ctx, target, scenario, connections, rep) {
     cpu_ms_per_req: result.requests ? (cpu * 1000) / result.requests : null,
     foreign_pct: machine.wallSeconds ? (100 * foreign) / (machine.wallSeconds * coresAfter.length) : null,
     rss_max_mb: rssMax,
+    pss_max_mb: pssMax,
+    pss_fallbacks: pssFallbacks,
+    ...(target.components ? { components_pss_mb: componentsPss } : {}),
+    ...(scenario === 'long' && result.rps !== undefined
+      ? {
+          pace:
+            result.rps / idealStreamsPerSecond(connections, ctx.options.longChunks, ctx.options.longDelayMs),
+        }
+      : {}),
   };
   if (target.components && result.requests) {
     record.components_ms_per_req = Object.fromEntries(
@@ -198,14 +247,17 @@ async function measure(ctx, target, scenario, connections, rep) {
   const shown = result.failed
     ? `FAILED: ${result.failed.trim().split('\n').pop()}`
     : `${Math.round(result.rps)} req/s, p50 ${formatMs(result.p50_ms)} ms, CPU ${formatMs(record.cpu_ms_per_req)} ms/req, ` +
-      `errors ${result.errors + result.stalls}, foreign ${formatMs(record.foreign_pct)} %`;
+      `errors ${result.errors + result.stalls}, PSS ${Math.round(pssMax)} MB, foreign ${formatMs(record.foreign_pct)} %` +
+      (record.pace === undefined
+        ? ''
+        : `, total p50 ${formatMs(result.total_p50_ms)} ms, pace ${record.pace.toFixed(2)}`);
   log(
     `rep ${rep} ${scenario.padEnd(6)} c=${String(connections).padEnd(3)} ${target.name.padEnd(11)} ${shown}`,
   );
   return record;
 }
 
-/** A bounded soak at 32 connections: RSS of every process of the target at the start and the end. */
+/** A bounded soak at 32 connections: RSS, PSS and private memory of every process of the target at the start and the end. */
 async function soak(ctx, target) {
   const seconds = ctx.options.soak;
   const extra = (await target.extraPids?.()) ?? [];
@@ -220,7 +272,7 @@ async function soak(ctx, target) {
       const privateMb = privateMbOf(pid);
       if (privateMb === null) continue;
       if (!samples.has(pid)) samples.set(pid, { comm, values: [] });
-      samples.get(pid).values.push({ rss: mb, private: privateMb });
+      samples.get(pid).values.push({ rss: mb, pss: pssMbOf(pid), private: privateMb });
     }
   };
   log(`soak ${target.name}: ${seconds} s of chat at 32 connections`);
@@ -241,6 +293,8 @@ async function soak(ctx, target) {
         name: names.get(pid) ?? comm,
         start_mb: start.rss,
         end_mb: end.rss,
+        start_pss_mb: start.pss,
+        end_pss_mb: end.pss,
         start_private_mb: start.private,
         end_private_mb: end.private,
         change_pct: start.private ? (100 * (end.private - start.private)) / start.private : 0,
@@ -307,7 +361,15 @@ async function main() {
     ctx.mock = startProcess({
       name: 'mock-upstream',
       command: process.execPath,
-      args: [join(ROOT, 'tools/bench/servers/mock-upstream.mjs'), '--port', String(mockPort)],
+      args: [
+        join(ROOT, 'tools/bench/servers/mock-upstream.mjs'),
+        '--port',
+        String(mockPort),
+        '--long-chunks',
+        String(options.longChunks),
+        '--long-delay-ms',
+        String(options.longDelayMs),
+      ],
       cpus: ctx.clientCpus,
       logDir,
     });
@@ -323,7 +385,7 @@ async function main() {
     }
     for (const target of targets) {
       writeBodies(work, target);
-      await verify(target);
+      await verify(target, options);
     }
     log(`targets answer through the mock: ${targets.map((t) => t.name).join(', ')}; logs in ${logDir}`);
 
@@ -331,11 +393,13 @@ async function main() {
     const plan = [
       ...requestScenarios.flatMap((scenario) => connectionsFor(options, scenario).map((c) => [scenario, c])),
       ...(options.scenarios.includes('ttfb') ? options.streams.map((c) => ['ttfb', c]) : []),
+      ...(options.scenarios.includes('long') ? options.longStreams.map((c) => ['long', c]) : []),
     ];
+    const probedScenarios = ['ttfb', 'long'].filter((s) => options.scenarios.includes(s));
     if (options.warmup > 0) {
       log(`warm-up: ${options.warmup} s per target and scenario`);
       for (const target of targets)
-        for (const scenario of [...requestScenarios, ...(options.scenarios.includes('ttfb') ? ['ttfb'] : [])])
+        for (const scenario of [...requestScenarios, ...probedScenarios])
           await load(ctx, target, scenario, 32, options.warmup);
     }
     const runs = [];
@@ -367,6 +431,15 @@ async function main() {
       rateLimits: options.rateLimits ? 'on, out of reach' : 'off',
       replicas: options.replicas,
       duration: options.duration,
+      ...(options.scenarios.includes('long')
+        ? {
+            long: {
+              chunks: options.longChunks,
+              delayMs: options.longDelayMs,
+              duration: options.longDuration,
+            },
+          }
+        : {}),
       reps: options.reps,
       loadavg: [loadStart, loadavg()[0]],
     };

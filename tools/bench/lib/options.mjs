@@ -3,15 +3,21 @@
 export const USAGE = `npm run bench -- [options]
 
   --quick                 a short run: 3 s per measurement, 1 repetition, chat at 1 and 32 connections,
-                          stream and embeddings at 32 (unless --connections says otherwise)
+                          stream and embeddings at 32 (unless --connections says otherwise), long answers
+                          for 5 s
   --modes LIST            gateway modes to measure: embedded,distributed   [embedded,distributed]
   --connections LIST      connections for chat, stream and embeddings     [1,32,128]
   --streams LIST          concurrent streams for time to first byte       [32,256]
-  --scenarios LIST        chat,stream,embed,ttfb                           [all]
+  --scenarios LIST        chat,stream,embed,ttfb,long                      [all]
+  --long-streams LIST     concurrent streams of long answers (long)       [64,256]
+  --long-chunks N         content frames of a long answer                 [200]
+  --long-delay-ms MS      milliseconds between two frames of a long answer [20]
+  --long-duration S       seconds per long measurement (an answer lasts chunks × delay) [20]
   --duration S            seconds per measurement                         [10]
   --reps N                repetitions (target order rotates each time)    [3]
   --warmup S              seconds of warm-up per target and scenario      [3]
-  --soak S                then a soak of S seconds at 32 connections per gateway mode, RSS per process [0: none]
+  --soak S                then a soak of S seconds at 32 connections per gateway mode, RSS, PSS and private
+                          memory per process [0: none]
   --portkey DIR           also measure Portkey installed in DIR (../shared/bench/install-portkey.sh puts it in
                           /tmp/gateway-bench/portkey)
   --with-rate-limits      keep the rate limiter running (limits no run reaches) instead of turning it off
@@ -31,7 +37,11 @@ const DEFAULTS = {
   modes: ['embedded', 'distributed'],
   connections: [1, 32, 128],
   streams: [32, 256],
-  scenarios: ['chat', 'stream', 'embed', 'ttfb'],
+  scenarios: ['chat', 'stream', 'embed', 'ttfb', 'long'],
+  longStreams: [64, 256],
+  longChunks: 200,
+  longDelayMs: 20,
+  longDuration: 20,
   duration: 10,
   reps: 3,
   warmup: 3,
@@ -48,9 +58,9 @@ const DEFAULTS = {
   out: 'bench/results',
   quick: false,
 };
-const QUICK = { connections: [1, 32], duration: 3, reps: 1, warmup: 1 };
+const QUICK = { connections: [1, 32], duration: 3, longDuration: 5, reps: 1, warmup: 1 };
 const MODES = ['embedded', 'distributed'];
-const SCENARIOS = ['chat', 'stream', 'embed', 'ttfb'];
+const SCENARIOS = ['chat', 'stream', 'embed', 'ttfb', 'long'];
 
 const list = (value) =>
   value
@@ -116,6 +126,18 @@ export function parseOptions(argv) {
         break;
       case '--scenarios':
         options.scenarios = oneOf(name, SCENARIOS, value());
+        break;
+      case '--long-streams':
+        options.longStreams = positiveInts(name, value());
+        break;
+      case '--long-chunks':
+        options.longChunks = positiveInts(name, value())[0];
+        break;
+      case '--long-delay-ms':
+        options.longDelayMs = positiveInts(name, value())[0];
+        break;
+      case '--long-duration':
+        options.longDuration = seconds(name, value(), 1);
         break;
       case '--duration':
         options.duration = seconds(name, value(), 1);

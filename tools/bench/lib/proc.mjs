@@ -135,3 +135,43 @@ export function residentMbOf(pid) {
     return null;
   }
 }
+
+/** The Pss line of /proc/<pid>/smaps_rollup in MB, or null when the text has none. */
+export function parsePssMb(text) {
+  const match = /^Pss:\s+(\d+) kB/m.exec(text);
+  return match ? Number(match[1]) / 1024 : null;
+}
+
+/**
+ * Proportional set size (Pss of /proc/<pid>/smaps_rollup) in MB: each shared page divided among the
+ * processes that map it, so that summed over a tree (PostgreSQL's backends share its buffers) shared
+ * memory counts once. Null once the process is gone or when smaps_rollup cannot be read (kernel
+ * before 4.14, or a process of another user without the right to read it).
+ */
+export function pssMbOf(pid) {
+  try {
+    return parsePssMb(readFileSync(`/proc/${pid}/smaps_rollup`, 'latin1'));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * PSS of each process of `tree` in MB, and their sum. A process whose PSS cannot be read counts with
+ * its RSS from `processes` (an overcount, flagged by `fallbacks`); one that ended in between not at all.
+ */
+export function pssOf(tree, processes) {
+  const each = [];
+  let fallbacks = 0;
+  for (const pid of tree) {
+    let mb = pssMbOf(pid);
+    if (mb === null) {
+      const stat = processes.get(pid);
+      if (!stat) continue;
+      mb = (stat.rssPages * PAGE_BYTES) / 1048576;
+      fallbacks++;
+    }
+    each.push({ pid, mb });
+  }
+  return { each, total: each.reduce((sum, p) => sum + p.mb, 0), fallbacks };
+}

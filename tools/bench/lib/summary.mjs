@@ -1,13 +1,26 @@
 // From runs to the report (pure, so the unit test covers it): medians over repetitions, the added
 // latency over the mock itself, the issue's targets checked, Markdown tables.
 
-const SCENARIO_ORDER = ['chat', 'stream', 'embed', 'ttfb'];
+const SCENARIO_ORDER = ['chat', 'stream', 'embed', 'ttfb', 'long'];
 export const SCENARIO_LABEL = {
   chat: 'chat',
   stream: 'stream (whole)',
   embed: 'embeddings',
   ttfb: 'stream TTFB',
+  long: 'long answer',
 };
+
+/** Seconds the client waits beyond the mock's own pacing for a long answer (connection, gateway, [DONE]). */
+export const LONG_SLACK_S = 0.1;
+
+/**
+ * Long answers per second that `streams` concurrent clients would complete if the target added
+ * nothing: each answer lasts `chunks` × `delayMs` at the mock, plus a little slack. A run's "pace"
+ * is its streams/s over this: 1 keeps up with the model, 0.5 makes every answer last twice as long.
+ */
+export function idealStreamsPerSecond(streams, chunks, delayMs) {
+  return streams / ((chunks * delayMs) / 1000 + LONG_SLACK_S);
+}
 
 export function median(values) {
   const sorted = values.filter((v) => typeof v === 'number' && Number.isFinite(v)).sort((a, b) => a - b);
@@ -42,9 +55,15 @@ export function aggregate(runs, targetOrder) {
       p50_ms: m('p50_ms'),
       p99_ms: m('p99_ms'),
       total_p50_ms: m('total_p50_ms'),
+      pace: m('pace'),
       cpu_ms_per_req: m('cpu_ms_per_req'),
       foreign_pct: m('foreign_pct'),
       rss_max_mb: Math.max(0, ...ok.map((run) => run.rss_max_mb ?? 0)),
+      pss_max_mb: ok.some((run) => typeof run.pss_max_mb === 'number')
+        ? Math.max(...ok.map((run) => run.pss_max_mb ?? 0))
+        : null,
+      pss_fallbacks: Math.max(0, ...ok.map((run) => run.pss_fallbacks ?? 0)),
+      components_pss_mb: maxByName(ok.map((run) => run.components_pss_mb)),
       errors: group.reduce((sum, run) => sum + (run.errors ?? 0), 0),
       stalls: group.reduce((sum, run) => sum + (run.stalls ?? 0), 0),
       components_ms_per_req: componentNames.length
@@ -76,6 +95,15 @@ export function aggregate(runs, targetOrder) {
       a.connections - b.connections ||
       targetRank(a.target) - targetRank(b.target),
   );
+}
+
+/** The largest value of each name over the given `{ name: number }` objects, or null when there are none. */
+function maxByName(objects) {
+  const out = {};
+  for (const object of objects)
+    for (const [name, value] of Object.entries(object ?? {}))
+      if (typeof value === 'number') out[name] = Math.max(out[name] ?? 0, value);
+  return Object.keys(out).length ? out : null;
 }
 
 const verdict = (value, pass) => (value === null || value === undefined ? 'n/a' : pass ? 'yes' : 'no');
@@ -191,6 +219,7 @@ export function formatMs(x) {
 export const formatRps = (x) => (x === null || x === undefined ? '–' : Math.round(x).toLocaleString('en-US'));
 const formatRatio = (x) => (x === null || x === undefined ? '–' : `${x.toFixed(2)}×`);
 const formatPct = (x) => (x === null || x === undefined ? '–' : x.toFixed(0));
+export const formatMb = (x) => (x === null || x === undefined || !Number.isFinite(x) ? '–' : x.toFixed(0));
 
 /** A Markdown table with padded columns, readable as printed in a terminal. */
 export function markdownTable(head, body) {
@@ -204,7 +233,9 @@ export function markdownTable(head, body) {
   ].join('\n');
 }
 
+/** Chat, stream, embeddings and time to first byte; long answers have their own table. */
 export function resultsTable(rows) {
+  rows = rows.filter((r) => r.scenario !== 'long');
   return markdownTable(
     [
       'scenario',
@@ -217,6 +248,7 @@ export function resultsTable(rows) {
       'CPU ms/req',
       '× raw',
       'err',
+      'PSS MB',
       'foreign %',
     ],
     rows.map((r) => [
@@ -230,9 +262,70 @@ export function resultsTable(rows) {
       formatMs(r.cpu_ms_per_req),
       r.target === 'raw' ? '' : formatRatio(r.vs_raw),
       r.errors + r.stalls + r.failed,
+      formatMb(r.pss_max_mb),
       formatPct(r.foreign_pct),
     ]),
   );
+}
+
+/**
+ * Long answers (SSE probe, `streams` concurrent streams): streams/s and its pace (over the ideal),
+ * time to first byte, the whole answer, CPU per answer, errors and stalls, the tree's PSS.
+ */
+export function longTable(rows) {
+  return markdownTable(
+    [
+      'streams',
+      'target',
+      'streams/s',
+      'pace',
+      'TTFB p50 ms',
+      'TTFB p99 ms',
+      '+TTFB p50 ms',
+      'total p50 ms',
+      'CPU ms/answer',
+      'err',
+      'PSS MB',
+      'foreign %',
+    ],
+    rows
+      .filter((r) => r.scenario === 'long')
+      .map((r) => [
+        r.connections,
+        r.target,
+        r.rps === null ? '–' : r.rps.toFixed(1),
+        r.pace === null || r.pace === undefined ? '–' : r.pace.toFixed(2),
+        formatMs(r.p50_ms),
+        formatMs(r.p99_ms),
+        r.target === 'direct' ? '' : formatMs(r.added_p50_ms),
+        formatMs(r.total_p50_ms),
+        formatMs(r.cpu_ms_per_req),
+        r.errors + r.stalls + r.failed,
+        formatMb(r.pss_max_mb),
+        formatPct(r.foreign_pct),
+      ]),
+  );
+}
+
+/** PSS by process (the largest over each measurement), in MB, one table per target that reports its processes. */
+export function memoryTables(rows) {
+  const targets = [...new Set(rows.filter((r) => r.components_pss_mb).map((r) => r.target))];
+  return targets.map((target) => {
+    const own = rows.filter((r) => r.target === target && r.components_pss_mb);
+    const names = [...new Set(own.flatMap((r) => Object.keys(r.components_pss_mb)))];
+    return {
+      target,
+      table: markdownTable(
+        ['scenario', 'conns', ...names, 'whole tree'],
+        own.map((r) => [
+          SCENARIO_LABEL[r.scenario],
+          r.connections,
+          ...names.map((name) => formatMb(r.components_pss_mb[name])),
+          formatMb(r.pss_max_mb),
+        ]),
+      ),
+    };
+  });
 }
 
 /** CPU per request by process, one table per target that reports its processes. */
@@ -269,6 +362,8 @@ export function soakTable(soak) {
       'pid',
       'RSS start MB',
       'RSS end MB',
+      'PSS start MB',
+      'PSS end MB',
       'private start MB',
       'private end MB',
       'private change %',
@@ -278,6 +373,8 @@ export function soakTable(soak) {
       p.pid,
       p.start_mb.toFixed(1),
       p.end_mb.toFixed(1),
+      p.start_pss_mb === null || p.start_pss_mb === undefined ? '–' : p.start_pss_mb.toFixed(1),
+      p.end_pss_mb === null || p.end_pss_mb === undefined ? '–' : p.end_pss_mb.toFixed(1),
       p.start_private_mb.toFixed(1),
       p.end_private_mb.toFixed(1),
       p.change_pct.toFixed(1),
@@ -298,11 +395,32 @@ export function renderReport({ meta, rows, checks, hop, soaks }) {
     'p50/p99: whole request (wrk); for "stream TTFB", time to first byte (SSE probe, frames 10 ms apart). ' +
       '+p50: p50 minus the mock\'s own (target "direct"). CPU ms/req: CPU time of the target\'s whole process ' +
       'tree (embedded PostgreSQL, or every service, nats-server and PostgreSQL backends) / requests. ' +
-      'err: errors + stalls. foreign %: CPU other processes took, of all cores.',
+      "err: errors + stalls. PSS MB: the largest proportional set size of the target's whole process tree " +
+      'during the measurement (/proc/<pid>/smaps_rollup; shared pages divided among the processes that map ' +
+      "them, so PostgreSQL's shared buffers count once). foreign %: CPU other processes took, of all cores.",
     '',
-    resultsTable(rows),
-    '',
+    // A run of long answers only has no request table.
+    ...(rows.some((r) => r.scenario !== 'long') ? [resultsTable(rows), ''] : []),
   ];
+  if (rows.some((r) => r.scenario === 'long')) {
+    const long = meta.long;
+    out.push(
+      `Long answers: ${long ? `${long.chunks} frames ${long.delayMs} ms apart` : 'frames paced'} by the mock ` +
+        `(a model streaming its answer), concurrent streams through the SSE probe` +
+        `${long ? `, ${long.duration} s per measurement` : ''}. streams/s: answers completed per second; ` +
+        `pace: streams/s over the ideal, streams / (frames × delay + ${LONG_SLACK_S} s); ` +
+        'total p50: the whole answer; CPU ms/answer: CPU of the whole process tree per answer completed. ' +
+        'An answer that does not end with [DONE], answers non-200, or goes more than 1 s between two reads is an error.',
+      '',
+      longTable(rows),
+      '',
+    );
+  }
+  if (rows.some((r) => r.pss_fallbacks > 0))
+    out.push(
+      'PSS could not be read for some processes (smaps_rollup unreadable): their RSS counts instead.',
+      '',
+    );
   const foreign = median(rows.map((r) => r.foreign_pct));
   if (foreign !== null && foreign > NOISY_FOREIGN_PCT)
     out.splice(
@@ -316,6 +434,8 @@ export function renderReport({ meta, rows, checks, hop, soaks }) {
   componentsTables(rows).forEach((table, i) =>
     out.push(`CPU ms per request by process, ${targetsWithProcesses[i]}:`, '', table, ''),
   );
+  for (const { target, table } of memoryTables(rows))
+    out.push(`PSS MB by process, ${target} (largest over each measurement):`, '', table, '');
   if (hop.length) {
     out.push('The NATS hop (distributed minus embedded, chat):', '');
     out.push(
@@ -335,7 +455,7 @@ export function renderReport({ meta, rows, checks, hop, soaks }) {
   for (const soak of soaks) {
     out.push(
       `Soak, ${soak.target}: ${soak.seconds} s of chat at 32 connections, ${formatRps(soak.rps)} req/s, ` +
-        `${soak.errors} errors; RSS per process:`,
+        `${soak.errors} errors; RSS, PSS and private memory (RssAnon) per process:`,
       '',
       soakTable(soak),
       '',

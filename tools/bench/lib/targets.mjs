@@ -17,10 +17,16 @@ import { freePort, httpAnswers, portOpen, startProcess, waitUntil } from './proc
 const require = createRequire(import.meta.url);
 const BALANCE_RUB = '10000000.00';
 const SERVICES = ['auth', 'billing', 'inference', 'media', 'storage'];
-const UPSTREAM_MODELS = { chat: 'gpt-4o-mini', paced: 'gpt-4o-mini-paced', embed: 'text-embedding-3-small' };
+const UPSTREAM_MODELS = {
+  chat: 'gpt-4o-mini',
+  paced: 'gpt-4o-mini-paced',
+  long: 'gpt-4o-mini-long',
+  embed: 'text-embedding-3-small',
+};
 const GATEWAY_MODELS = {
   chat: 'openai/gpt-4o-mini',
   paced: 'bench/chat-paced',
+  long: 'bench/chat-long',
   embed: 'openai/text-embedding-3-small',
 };
 /** Off (0), or on with limits no run reaches, so that the limiter's own cost is measured. */

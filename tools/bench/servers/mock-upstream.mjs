@@ -4,12 +4,15 @@
 // template). Not the repo's mock-upstream app: that one is a NestJS app meant to behave like a
 // provider, this one is meant to cost nothing.
 //
-//   node mock-upstream.mjs --port 18901 [--chunks 20] [--paced-delay-ms 10]
+//   node mock-upstream.mjs --port 18901 [--chunks 20] [--paced-delay-ms 10] [--long-chunks 200] [--long-delay-ms 20]
 //
 // POST /v1/chat/completions  JSON, or SSE with {"stream": true}: a role frame, --chunks content frames,
 //                            a finish frame, a usage frame (stream_options.include_usage), [DONE].
 //                            Back to back, except for a model whose name contains "paced": its frames
-//                            come --paced-delay-ms apart, so time to first byte differs from the total.
+//                            come --paced-delay-ms apart, so time to first byte differs from the total;
+//                            and a model whose name contains "long": --long-chunks content frames, every
+//                            frame --long-delay-ms apart (200 × 20 ms: a 4 s answer at 50 tokens/s, as a
+//                            model streams it).
 // POST /v1/embeddings        one 1536-float vector per input.
 // GET  /health
 import http from 'node:http';
@@ -21,6 +24,8 @@ const option = (name, fallback) => {
 const PORT = option('port', 18901);
 const CHUNKS = option('chunks', 20);
 const PACED_DELAY_MS = option('paced-delay-ms', 10);
+const LONG_CHUNKS = option('long-chunks', 200);
+const LONG_DELAY_MS = option('long-delay-ms', 20);
 const EMBED_DIM = 1536;
 
 const VOCAB =
@@ -28,6 +33,7 @@ const VOCAB =
 const word = (i) => (i === 0 ? '' : ' ') + VOCAB[i % VOCAB.length];
 const CONTENT_JSON = JSON.stringify(Array.from({ length: 40 }, (_, i) => word(i)).join('') + '.');
 const PIECES = Array.from({ length: CHUNKS }, (_, i) => JSON.stringify(word(i)));
+const LONG_PIECES = Array.from({ length: LONG_CHUNKS }, (_, i) => JSON.stringify(word(i)));
 let seed = 42;
 const random = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff) * 0.08 - 0.04;
 const VECTOR_JSON = `[${Array.from({ length: EMBED_DIM }, () => random().toFixed(8)).join(',')}]`;
@@ -57,19 +63,21 @@ function chat(res, body, promptTokens) {
 
 function stream(res, body, id, model, created, promptTokens) {
   const head = `data: {"id":"${id}","object":"chat.completion.chunk","created":${created},"model":${model},"system_fingerprint":"fp_mock","choices":[`;
+  const long = typeof body.model === 'string' && body.model.includes('long');
+  const pieces = long ? LONG_PIECES : PIECES;
   const frames = [`${head}{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}\n\n`];
-  for (const piece of PIECES)
+  for (const piece of pieces)
     frames.push(`${head}{"index":0,"delta":{"content":${piece}},"finish_reason":null}]}\n\n`);
   frames.push(`${head}{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n`);
   if (body.stream_options?.include_usage === true) {
     frames.push(
-      `${head}],"usage":{"prompt_tokens":${promptTokens},"completion_tokens":${CHUNKS},"total_tokens":${promptTokens + CHUNKS}}}\n\n`,
+      `${head}],"usage":{"prompt_tokens":${promptTokens},"completion_tokens":${pieces.length},"total_tokens":${promptTokens + pieces.length}}}\n\n`,
     );
   }
   frames.push('data: [DONE]\n\n');
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
   const paced = typeof body.model === 'string' && body.model.includes('paced');
-  if (!paced) {
+  if (!paced && !long) {
     for (let i = 0; i < frames.length - 1; i++) res.write(frames[i]);
     res.end(frames[frames.length - 1]);
     return;
@@ -81,7 +89,7 @@ function stream(res, body, id, model, created, promptTokens) {
     if (res.destroyed) return;
     if (next === frames.length - 1) return void res.end(frames[next]);
     res.write(frames[next++]);
-    timer = setTimeout(tick, PACED_DELAY_MS);
+    timer = setTimeout(tick, long ? LONG_DELAY_MS : PACED_DELAY_MS);
   };
   tick();
 }
