@@ -16,6 +16,15 @@ export class InferenceEnv extends WithBlobStore(WithPaidGeneration(WithCatalogue
   UPSTREAM_TIMEOUT_MS: number = 60_000;
 
   /**
+   * Connections to one provider's origin at once. A streamed answer holds one for as long as it
+   * streams, so this bounds the answers one replica streams from a provider; more wait for a free one.
+   */
+  @IsInt()
+  @Min(1)
+  @Max(65_535)
+  UPSTREAM_MAX_CONNECTIONS: number = 1_024;
+
+  /**
    * How long a stream waits for a provider's first output before trying the next provider; a
    * provider's catalogue `routing.firstTokenTimeoutMs` overrides it.
    */

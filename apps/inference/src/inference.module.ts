@@ -64,7 +64,7 @@ export class InferenceModule {
           provide: TransientBlobSweeper,
           useValue: new TransientBlobSweeper(blobs, env.TRANSIENT_BLOB_MAX_AGE_MS),
         },
-        ...upstreamProviders(env.UPSTREAM_TIMEOUT_MS),
+        ...upstreamProviders(env.UPSTREAM_TIMEOUT_MS, env.UPSTREAM_MAX_CONNECTIONS),
         {
           provide: CHAT_SETTINGS,
           useValue: {

@@ -300,7 +300,7 @@ function expectWellFormed(event: UpstreamStreamEvent): void {
 describe.each(['openai', 'anthropic'] as const)('generated %s-wire streams', (wire) => {
   const provider = new ScriptedProvider();
   // The upstream timeout bounds a stream left open: the adapter then fails with a timeout.
-  const http = new UpstreamHttp(300);
+  const http = new UpstreamHttp(300, 16);
   const adapter: ChatAdapter =
     wire === 'openai' ? new OpenAiWireAdapter(http) : new AnthropicWireAdapter(http);
 

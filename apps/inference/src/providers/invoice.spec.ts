@@ -256,7 +256,7 @@ describe('invoices of documented provider usage', () => {
   let body = '';
   let server: Server;
   let url = '';
-  const http = new UpstreamHttp(5000);
+  const http = new UpstreamHttp(5000, 16);
   const adapters: Record<Invoice['wire'], ChatAdapter> = {
     openai: new OpenAiWireAdapter(http),
     anthropic: new AnthropicWireAdapter(http),

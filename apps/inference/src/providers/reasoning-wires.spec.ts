@@ -254,7 +254,7 @@ describe.each<[string, (http: UpstreamHttp) => ChatAdapter, string, string, Upst
   ],
 ])('the %s wire reads reasoning', (_wire, adapterOf, path, stream, expected) => {
   const provider = new FixedStream();
-  const http = new UpstreamHttp(5_000);
+  const http = new UpstreamHttp(5_000, 16);
   let url = '';
 
   beforeAll(async () => {

@@ -5,9 +5,13 @@ import { UpstreamFailure } from '@gw/paid-generation';
 import { UpstreamAbort } from './upstream-abort';
 import { UpstreamHttp } from './upstream-http';
 
-/** A provider that streams `events` data lines, then `[DONE]`, then ends; it counts the connections it was sent on. */
+/**
+ * A provider that streams `events` data lines, then `[DONE]`, then ends; it counts the connections
+ * it was sent on, and the answers it streamed at once at most.
+ */
 function provider(events: number, frameGapMs = 0) {
   const state = { connections: 0, closedEarly: 0 };
+  const answering = { now: 0, most: 0 };
   const server: Server = createServer((request, response: ServerResponse) => {
     request.resume();
     request.on('end', () => void answer(response));
@@ -16,6 +20,8 @@ function provider(events: number, frameGapMs = 0) {
     });
   });
   const answer = async (response: ServerResponse) => {
+    answering.most = Math.max(answering.most, ++answering.now);
+    response.on('close', () => (answering.now -= 1));
     response.writeHead(200, { 'content-type': 'text/event-stream' });
     for (let i = 0; i < events && !response.destroyed; i++) {
       response.write(`data: {"n":${i}}\n\n`);
@@ -28,6 +34,7 @@ function provider(events: number, frameGapMs = 0) {
   server.on('connection', () => (state.connections += 1));
   return {
     state,
+    answering,
     listen: () =>
       new Promise<string>((resolve) =>
         server.listen(0, '127.0.0.1', () =>
@@ -42,7 +49,7 @@ const isDone = (event: { data: string }) => event.data === '[DONE]';
 
 describe('UpstreamHttp.events', () => {
   let http: UpstreamHttp;
-  beforeEach(() => (http = new UpstreamHttp(10_000)));
+  beforeEach(() => (http = new UpstreamHttp(10_000, 16)));
   afterEach(() => http.onApplicationShutdown());
 
   it('reads every event up to the last, and keeps the connection for the next answer', async () => {
@@ -89,9 +96,39 @@ describe('UpstreamHttp.events', () => {
   });
 });
 
+describe('UpstreamHttp connections', () => {
+  /** Opens `streams` answers at once and reads each to its end; answers how many the provider streamed at once at most. */
+  async function mostAtOnce(maxConnections: number, streams: number): Promise<number> {
+    const http = new UpstreamHttp(10_000, maxConnections);
+    // An answer lasts about a second: far longer than opening every connection takes.
+    const upstream = provider(10, 100);
+    const url = await upstream.listen();
+    try {
+      await Promise.all(
+        Array.from({ length: streams }, async () => {
+          const response = await http.post(url, {}, {}, new UpstreamAbort());
+          for await (const event of http.events(response, isDone)) if (isDone(event)) break;
+        }),
+      );
+      return upstream.answering.most;
+    } finally {
+      await http.onApplicationShutdown();
+      await upstream.close();
+    }
+  }
+
+  it('streams as many answers side by side as it may open connections, more than the 128 it used to', async () => {
+    await expect(mostAtOnce(300, 200)).resolves.toBe(200);
+  });
+
+  it('makes answers beyond the bound wait for a free connection', async () => {
+    await expect(mostAtOnce(4, 8)).resolves.toBe(4);
+  });
+});
+
 describe('UpstreamAbort as the signal of an upstream call', () => {
   let http: UpstreamHttp;
-  beforeEach(() => (http = new UpstreamHttp(10_000)));
+  beforeEach(() => (http = new UpstreamHttp(10_000, 16)));
   afterEach(() => http.onApplicationShutdown());
 
   it("stops an attempt's answer when its generation is aborted, as an aborted request", async () => {

@@ -17,10 +17,14 @@ export class UpstreamHttp implements OnApplicationShutdown {
   private readonly agent: Agent;
   private closing: Promise<void> | null = null;
 
-  constructor(private readonly timeoutMs: number) {
+  constructor(
+    private readonly timeoutMs: number,
+    maxConnections: number,
+  ) {
     this.agent = new Agent({
       keepAliveTimeout: 30_000,
-      connections: 128,
+      // Per origin: a streamed answer holds its connection to the end (128 made the 129th stream wait for one).
+      connections: maxConnections,
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
     });

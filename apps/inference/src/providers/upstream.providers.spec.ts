@@ -14,7 +14,7 @@ describe('upstreamProviders', () => {
   let moduleRef: TestingModule;
 
   beforeEach(async () => {
-    moduleRef = await Test.createTestingModule({ providers: upstreamProviders(1_000) }).compile();
+    moduleRef = await Test.createTestingModule({ providers: upstreamProviders(1_000, 16) }).compile();
     await moduleRef.init();
   });
 

@@ -8,9 +8,9 @@ import { UpstreamHttp } from './upstream-http';
  * The upstream clients of every API on one connection pool. UpstreamHttp is the one provider that
  * owns (and closes) the pool; the clients only use it.
  */
-export function upstreamProviders(upstreamTimeoutMs: number): Provider[] {
+export function upstreamProviders(upstreamTimeoutMs: number, maxConnections: number): Provider[] {
   return [
-    { provide: UpstreamHttp, useFactory: () => new UpstreamHttp(upstreamTimeoutMs) },
+    { provide: UpstreamHttp, useFactory: () => new UpstreamHttp(upstreamTimeoutMs, maxConnections) },
     {
       provide: ChatAdapters,
       useFactory: (http: UpstreamHttp) => new ChatAdapters(http),
