@@ -41,6 +41,33 @@ describe('RateLimiter', () => {
     expect((await limiter.admit('key', onePerWindow)).admitted).toBe(false);
   });
 
+  it('counts the leases of a record the previous version wrote, by id, until they lapse', async () => {
+    const store = new InMemoryRateLimitStore();
+    const now = Date.now();
+    await store.update('key', 60_000, () => ({
+      windowStart: now - (now % policy.windowMs),
+      count: 1,
+      slots: { 'lease-of-an-old-replica': [now, now + 150] },
+    }));
+    const limiter = new RateLimiter(store);
+    const oneAtOnce = { ...policy, requestsPerWindow: 0, concurrent: 1 };
+    expect(await limiter.admit('key', oneAtOnce)).toMatchObject({ admitted: false, reason: 'concurrent' });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect((await limiter.admit('key', oneAtOnce)).admitted).toBe(true);
+  });
+
+  it('keeps a lease per request in flight for hundreds at once, and gives each back', async () => {
+    const store = new InMemoryRateLimitStore();
+    const limiter = new RateLimiter(store);
+    const many = { ...policy, requestsPerWindow: 0, concurrent: 500 };
+    const admitted = await Promise.all(Array.from({ length: 500 }, () => limiter.admit('key', many)));
+    expect(admitted.every((admission) => admission.admitted)).toBe(true);
+    expect(await limiter.admit('key', many)).toMatchObject({ admitted: false, reason: 'concurrent' });
+    await Promise.all(admitted.map((admission) => admission.admitted && admission.release()));
+    expect(await store.get<{ leases: unknown[] }>('key')).toMatchObject({ leases: [] });
+    limiter.onApplicationShutdown();
+  });
+
   describe('with the clock in hand', () => {
     beforeEach(() => jest.useFakeTimers({ now: 1_000_000 }));
     afterEach(() => jest.useRealTimers());

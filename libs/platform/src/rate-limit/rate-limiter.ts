@@ -32,14 +32,18 @@ const UNLIMITED: Admission = {
   cancel: () => Promise.resolve(),
 };
 
-/** A request's slot: when it was admitted, and when it lapses unless its replica renews it. */
-type Slot = [admittedAt: number, expiresAt: number];
+/** A request's lease: its id, when it was admitted, and when it lapses unless its replica renews it. */
+type Lease = [id: string, admittedAt: number, expiresAt: number];
 
-/** One record per limited subject: the current window's count and the leases held now. */
+/**
+ * One record per limited subject: the current window's count and the leases held now. The leases
+ * are a list, not an object keyed by id: an object of a few hundred ids is a dictionary that every
+ * admission and release copied at about a microsecond per lease (decision 182).
+ */
 interface LimitRecord {
   windowStart: number;
   count: number;
-  slots: Record<string, Slot>;
+  leases: Lease[];
   /** How long this subject's requests held their slot lately (a moving average), to tell a refused client when one frees. */
   typicalHoldMs?: number;
 }
@@ -68,14 +72,14 @@ export class RateLimiter implements OnApplicationShutdown {
     if (policy.requestsPerWindow <= 0 && policy.concurrent <= 0) return UNLIMITED;
     const leaseId = randomUUID();
     let refusal: Extract<Admission, { admitted: false }> | null = null;
-    const written = await this.store.update<LimitRecord>(key, recordTtl(policy), (current, now) => {
+    const written = await this.store.update<StoredRecord>(key, recordTtl(policy), (current, now) => {
       const record = live(current, policy, now);
       refusal = refusalOf(record, policy, now);
       if (refusal) return record;
       return {
         ...record,
         count: record.count + 1,
-        slots: policy.concurrent > 0 ? { ...record.slots, [leaseId]: [now, now + policy.leaseTtlMs] } : {},
+        leases: policy.concurrent > 0 ? [...record.leases, [leaseId, now, now + policy.leaseTtlMs]] : [],
       };
     });
     if (refusal) return refusal;
@@ -96,16 +100,16 @@ export class RateLimiter implements OnApplicationShutdown {
   ): Promise<void> {
     this.letGo(key, counted.leaseId);
     if (policy.concurrent <= 0 && !uncount) return;
-    await this.store.update<LimitRecord>(key, recordTtl(policy), (current, now) => {
+    await this.store.update<StoredRecord>(key, recordTtl(policy), (current, now) => {
       const record = live(current, policy, now);
-      const { [counted.leaseId]: given, ...slots } = record.slots;
+      const given = record.leases.find(([id]) => id === counted.leaseId);
       const sameWindow = record.windowStart === counted.windowStart;
       return {
         ...record,
         count: uncount && sameWindow ? Math.max(0, record.count - 1) : record.count,
-        slots,
+        leases: given ? record.leases.filter((lease) => lease !== given) : record.leases,
         typicalHoldMs:
-          given && !uncount ? averaged(record.typicalHoldMs, now - given[0]) : record.typicalHoldMs,
+          given && !uncount ? averaged(record.typicalHoldMs, now - given[1]) : record.typicalHoldMs,
       };
     });
   }
@@ -144,14 +148,13 @@ export class RateLimiter implements OnApplicationShutdown {
     if (!subject) return;
     const { policy, slotIds } = subject;
     try {
-      await this.store.update<LimitRecord>(key, recordTtl(policy), (current, now) => {
+      await this.store.update<StoredRecord>(key, recordTtl(policy), (current, now) => {
         const record = live(current, policy, now);
-        const slots = { ...record.slots };
-        for (const id of slotIds) {
-          const slot = slots[id];
-          if (slot) slots[id] = [slot[0], now + policy.leaseTtlMs];
-        }
-        return { ...record, slots };
+        const leases = record.leases.map((lease): Lease => {
+          const [id, admittedAt] = lease;
+          return slotIds.has(id) ? [id, admittedAt, now + policy.leaseTtlMs] : lease;
+        });
+        return { ...record, leases };
       });
     } catch {
       // The store is unreachable: the next period tries again, and a whole lease of failures lets the slots lapse.
@@ -160,17 +163,30 @@ export class RateLimiter implements OnApplicationShutdown {
 }
 
 /** The record as of `now`: a new window when the old one ended, expired leases dropped. */
-function live(current: LimitRecord | null, policy: RateLimitPolicy, now: number): LimitRecord {
+function live(current: StoredRecord | null, policy: RateLimitPolicy, now: number): LimitRecord {
   const windowStart = now - (now % policy.windowMs);
-  const record =
-    current && current.windowStart === windowStart ? current : { windowStart, count: 0, slots: {} };
-  // `?? {}`: a record written before leases carried their admission time kept them under another name.
-  const held = current?.slots ?? {};
-  // Copied only when a lease lapsed: every request reads the record twice, and it has a slot per request in flight.
-  const slots = Object.values(held).every(([, expiresAt]) => expiresAt > now)
-    ? held
-    : Object.fromEntries(Object.entries(held).filter(([, [, expiresAt]]) => expiresAt > now));
-  return { ...record, slots, typicalHoldMs: current?.typicalHoldMs };
+  const leases = leasesOf(current).filter(([, , expiresAt]) => expiresAt > now);
+  const { windowStart: start, count } =
+    current && current.windowStart === windowStart ? current : { windowStart, count: 0 };
+  return { windowStart: start, count, leases, typicalHoldMs: current?.typicalHoldMs };
+}
+
+/**
+ * A record as a store may hold it: written by this version, or by one that kept the leases as an
+ * object of `[admittedAt, expiresAt]` by id (`slots`), whose leases count until they lapse.
+ */
+type StoredRecord = Omit<LimitRecord, 'leases'> & {
+  leases?: Lease[];
+  slots?: Record<string, [admittedAt: number, expiresAt: number]>;
+};
+
+function leasesOf(current: StoredRecord | null): Lease[] {
+  if (current?.leases) return current.leases;
+  return Object.entries(current?.slots ?? {}).map(([id, [admittedAt, expiresAt]]): Lease => [
+    id,
+    admittedAt,
+    expiresAt,
+  ]);
 }
 
 function refusalOf(
@@ -180,7 +196,7 @@ function refusalOf(
 ): Extract<Admission, { admitted: false }> | null {
   if (policy.requestsPerWindow > 0 && record.count >= policy.requestsPerWindow)
     return { admitted: false, reason: 'requests', retryAfterMs: record.windowStart + policy.windowMs - now };
-  if (policy.concurrent > 0 && Object.keys(record.slots).length >= policy.concurrent)
+  if (policy.concurrent > 0 && record.leases.length >= policy.concurrent)
     return { admitted: false, reason: 'concurrent', retryAfterMs: untilASlotFrees(record, now) };
   return null;
 }
@@ -190,7 +206,7 @@ function refusalOf(
  * typically do, or when its lease lapses unrenewed (its replica died), whichever comes first.
  */
 function untilASlotFrees(record: LimitRecord, now: number): number {
-  const frees = Object.values(record.slots).map(([admittedAt, expiresAt]) =>
+  const frees = record.leases.map(([, admittedAt, expiresAt]) =>
     record.typicalHoldMs === undefined ? expiresAt : Math.min(expiresAt, admittedAt + record.typicalHoldMs),
   );
   return Math.max(0, Math.min(...frees) - now);
