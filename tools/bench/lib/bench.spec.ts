@@ -34,6 +34,19 @@ import {
   soakTable,
 } from './summary.mjs';
 
+/** What a report's header says of the run; the tables are what the tests read. */
+const REPORT_META = {
+  date: 'd',
+  commit: 'c',
+  host: 'h',
+  cores: 2,
+  node: 'n',
+  wrk: 'w',
+  pin: 'p',
+  duration: 3,
+  reps: 1,
+};
+
 describe('the load generators’ output', () => {
   const wrkOutput = [
     'Running 3s test @ http://127.0.0.1:18901/v1/chat/completions',
@@ -539,18 +552,7 @@ describe('the summary', () => {
 
     it('explains them in the report', () => {
       const report = renderReport({
-        meta: {
-          date: 'd',
-          commit: 'c',
-          host: 'h',
-          cores: 2,
-          node: 'n',
-          wrk: 'w',
-          pin: 'p',
-          duration: 3,
-          reps: 1,
-          long: { chunks: 200, delayMs: 20, duration: 5 },
-        },
+        meta: { ...REPORT_META, long: { chunks: 200, delayMs: 20, duration: 5 } },
         rows: longRows,
         checks: [],
         hop: [],
@@ -561,17 +563,7 @@ describe('the summary', () => {
       expect(report).toContain('PSS MB by process, embedded (largest over each measurement):');
       expect(report).not.toContain('PSS could not be read');
       const longOnly = renderReport({
-        meta: {
-          date: 'd',
-          commit: 'c',
-          host: 'h',
-          cores: 2,
-          node: 'n',
-          wrk: 'w',
-          pin: 'p',
-          duration: 3,
-          reps: 1,
-        },
+        meta: REPORT_META,
         rows: aggregate([longRun('embedded', 64, 15, { pss_fallbacks: 2 })], ['embedded']),
         checks: [],
         hop: [],
@@ -626,17 +618,7 @@ describe('the summary', () => {
   it('flags a run during which other processes took much of the machine', () => {
     const noisy = aggregate([{ ...run('direct', 'chat', 1, 100, 1), foreign_pct: 80 }], ['direct']);
     const report = renderReport({
-      meta: {
-        date: 'd',
-        commit: 'c',
-        host: 'h',
-        cores: 2,
-        node: 'n',
-        wrk: 'w',
-        pin: 'p',
-        duration: 3,
-        reps: 1,
-      },
+      meta: REPORT_META,
       rows: noisy,
       checks: [],
       hop: [],
