@@ -63,7 +63,12 @@ describe('RateLimiter', () => {
     const admitted = await Promise.all(Array.from({ length: 500 }, () => limiter.admit('key', many)));
     expect(admitted.every((admission) => admission.admitted)).toBe(true);
     expect(await limiter.admit('key', many)).toMatchObject({ admitted: false, reason: 'concurrent' });
-    await Promise.all(admitted.map((admission) => admission.admitted && admission.release()));
+    await Promise.all(
+      admitted.map((admission) => {
+        if (!admission.admitted) throw new Error('all 500 were admitted');
+        return admission.release();
+      }),
+    );
     expect(await store.get<{ leases: unknown[] }>('key')).toMatchObject({ leases: [] });
     limiter.onApplicationShutdown();
   });
