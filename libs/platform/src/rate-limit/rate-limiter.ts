@@ -166,9 +166,8 @@ export class RateLimiter implements OnApplicationShutdown {
 function live(current: StoredRecord | null, policy: RateLimitPolicy, now: number): LimitRecord {
   const windowStart = now - (now % policy.windowMs);
   const leases = leasesOf(current).filter(([, , expiresAt]) => expiresAt > now);
-  const { windowStart: start, count } =
-    current && current.windowStart === windowStart ? current : { windowStart, count: 0 };
-  return { windowStart: start, count, leases, typicalHoldMs: current?.typicalHoldMs };
+  const count = current?.windowStart === windowStart ? current.count : 0;
+  return { windowStart, count, leases, typicalHoldMs: current?.typicalHoldMs };
 }
 
 /**

@@ -10,13 +10,12 @@ export function idleTimeout<T>(limitMs: number): OperatorFunction<T, T> {
   return (source) =>
     new Observable<T>((subscriber) => {
       let lastValueAt = Date.now();
-      let timer: NodeJS.Timeout | undefined;
       const check = () => {
         const silentFor = Date.now() - lastValueAt;
         if (silentFor >= limitMs) return subscriber.error(new TimeoutError());
         timer = setTimeout(check, limitMs - silentFor);
       };
-      timer = setTimeout(check, limitMs);
+      let timer = setTimeout(check, limitMs);
       const subscription = source.subscribe({
         next: (value) => {
           lastValueAt = Date.now();

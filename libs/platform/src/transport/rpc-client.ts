@@ -28,7 +28,8 @@ import { RpcMetrics } from './rpc-metrics';
 import { ClaimCheckSender, redeemingReplies } from './claim-checks';
 import { isHeartbeat } from './heartbeats';
 import { idleTimeout } from './idle-timeout';
-import type { RequestDelivery } from './in-process-bus';
+import type { InProcessBus, RequestDelivery } from './in-process-bus';
+import type { BlobStore } from '../blobs/blob-store';
 import { ResponderWatch } from './responder-watch';
 import { RPC_CLIENT_PROXY, TRANSPORT_OPTIONS, TransportOptions } from './transport-options';
 
@@ -55,8 +56,10 @@ export interface StreamCallOptions {
  */
 @Injectable()
 export class RpcClient implements OnApplicationShutdown {
-  /** Null on the in-process bus, which has no message limit. */
-  private readonly claimChecks: ClaimCheckSender | null;
+  /** How a call crosses: the in-process bus itself, or NATS with claim checks for what is too large for it. */
+  private readonly wire:
+    | { kind: 'in-process'; bus: InProcessBus }
+    | { kind: 'nats'; claimChecks: ClaimCheckSender; blobs: BlobStore | null };
   /** Null on the in-process bus, where caller and service live and die together. */
   private readonly responders: ResponderWatch | null;
   /** Null in an app assembled without metrics (a test module). */
@@ -68,13 +71,17 @@ export class RpcClient implements OnApplicationShutdown {
     @Optional() appMetrics?: AppMetrics,
   ) {
     this.metrics = appMetrics ? new RpcMetrics(appMetrics) : null;
-    this.claimChecks =
+    this.wire =
       options.kind === 'nats'
-        ? new ClaimCheckSender(options.blobs ?? null, async () => {
-            await proxy.connect();
-            return proxy.unwrap<NatsConnection>().info?.max_payload ?? 1024 * 1024;
-          })
-        : null;
+        ? {
+            kind: 'nats',
+            claimChecks: new ClaimCheckSender(options.blobs ?? null, async () => {
+              await proxy.connect();
+              return proxy.unwrap<NatsConnection>().info?.max_payload ?? 1024 * 1024;
+            }),
+            blobs: options.blobs ?? null,
+          }
+        : { kind: 'in-process', bus: options.bus };
     this.responders = options.kind === 'nats' ? new ResponderWatch(proxy) : null;
   }
 
@@ -120,19 +127,16 @@ export class RpcClient implements OnApplicationShutdown {
    * request id travels with the async context.
    */
   private send<Frame>(subject: string, payload: object, delivery: RequestDelivery = {}): Observable<Frame> {
-    if (this.options.kind === 'in-process') {
-      return this.options.bus.request$(subject, payload, delivery) as Observable<Frame>;
-    }
-    const claimChecks = this.claimChecks;
-    if (!claimChecks) return this.proxy.send<Frame, object>(subject, payload);
+    const wire = this.wire;
+    if (wire.kind === 'in-process') return wire.bus.request$(subject, payload, delivery) as Observable<Frame>;
     const requestId = currentRequestId();
-    return defer(() => from(claimChecks.outgoing(subject, payload))).pipe(
+    return defer(() => from(wire.claimChecks.outgoing(subject, payload))).pipe(
       mergeMap((outgoing) =>
         this.proxy
           .send<Frame, object>(subject, withRequestId(outgoing.payload, requestId))
           .pipe(finalize(outgoing.release)),
       ),
-      redeemingReplies(this.options.kind === 'nats' ? (this.options.blobs ?? null) : null),
+      redeemingReplies(wire.blobs),
     ) as Observable<Frame>;
   }
 
