@@ -7,3 +7,4 @@ export * from './fixtures';
 export * from './stand-in-billing';
 export * from './malformed-messages';
 export * from './test-s3';
+export * from './dns-stub';

@@ -1,6 +1,6 @@
-import { type LookupAddress, lookup as dnsLookup } from 'node:dns';
+import { type LookupAddress, type LookupAllOptions, lookup as dnsLookup } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
-import { Agent, errors, request } from 'undici';
+import { Agent, type Dispatcher, errors, request } from 'undici';
 import { DomainError } from '@gw/contracts';
 import { MAX_AUDIO_BYTES } from '@gw/dto';
 import { isForbiddenAddress } from './address-policy';
@@ -8,11 +8,23 @@ import { isForbiddenAddress } from './address-policy';
 const MAX_REDIRECTS = 3;
 const FORBIDDEN_CODE = 'ERR_GW_FORBIDDEN_ADDRESS';
 
+/** Every address a host name has, in the shape of `dns.lookup(hostname, {...options, all: true}, callback)`. */
+export type LookupAll = (
+  hostname: string,
+  options: LookupAllOptions,
+  callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
+
 export interface AudioUrlFetcherOptions {
   /** Host names or addresses fetched whatever they resolve to (TRANSCRIPTION_URL_ALLOW_HOSTS). */
   allowHosts: Set<string>;
   timeoutMs: number;
   maxBytes?: number;
+  /**
+   * How host names resolve: `dns.lookup` (the system's resolver) unless a test points it at a DNS
+   * stub. Whatever it answers is checked, and the connection is made to exactly those addresses.
+   */
+  lookup?: LookupAll;
 }
 
 /**
@@ -40,7 +52,10 @@ export class AudioUrlFetcher {
     for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
       let response;
       try {
-        response = await request(target, { method: 'GET', dispatcher: this.agent, signal });
+        response = await abortable(
+          request(target, { method: 'GET', dispatcher: this.agent, signal }),
+          signal,
+        );
       } catch (err) {
         throw this.fetchError(err);
       }
@@ -110,9 +125,17 @@ export class AudioUrlFetcher {
 
   private guardedLookup(): LookupFunction {
     const allow = this.options.allowHosts;
+    const lookupAll: LookupAll =
+      this.options.lookup ?? ((hostname, options, callback) => dnsLookup(hostname, options, callback));
     return (hostname, options, callback) => {
-      dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
+      lookupAll(hostname, { ...options, all: true }, (err, addresses) => {
         if (err) return callback(err, '', 0);
+        if (addresses.length === 0)
+          return callback(
+            Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }),
+            '',
+            0,
+          );
         const refused = addresses.find((entry) => isForbiddenAddress(entry.address));
         if (refused && !allow.has(hostname.toLowerCase())) {
           return callback(
@@ -146,6 +169,34 @@ export class AudioUrlFetcher {
     }
     return new DomainError('invalid_request', 'The file URL could not be fetched', 'file');
   }
+}
+
+/**
+ * `pending`, or the signal's reason as soon as it aborts. undici leaves an aborted request waiting
+ * for the connection it queued on (a host name whose DNS server never answers holds it until the
+ * connect timeout, rounded up to undici's timer resolution), so the time bound is kept here; the
+ * request still ends by that timeout, and an answer arriving after the abort is thrown away.
+ */
+function abortable(
+  pending: Promise<Dispatcher.ResponseData>,
+  signal: AbortSignal,
+): Promise<Dispatcher.ResponseData> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    pending.then(
+      (response) => {
+        signal.removeEventListener('abort', onAbort);
+        if (signal.aborted) response.body.on('error', () => undefined).destroy();
+        else resolve(response);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
 }
 
 function forbidden(host: string): DomainError {
