@@ -3,6 +3,7 @@ import 'reflect-metadata';
 import {
   checkNats,
   createLogger,
+  flushTracing,
   HttpDrain,
   listenHttp,
   loadEnv,
@@ -10,7 +11,9 @@ import {
   onShutdownSignal,
   Readiness,
   runMain,
+  startTracing,
   stopHttpApp,
+  tracingConfig,
 } from '@gw/platform';
 import { createBlobStore } from '@gw/platform/blobs';
 import { ApiGatewayEnv } from './api-gateway.env';
@@ -18,6 +21,7 @@ import { createApiGatewayApp } from './api-gateway.module';
 
 runMain('api-gateway', async () => {
   const env = loadEnv(ApiGatewayEnv, process.env);
+  startTracing(tracingConfig('api-gateway', process.env));
   const logger = createLogger('api-gateway', env.LOG_FORMAT, env.LOG_LEVEL);
   await checkNats(env.NATS_URL, natsAuth(env));
   const app = await createApiGatewayApp(
@@ -40,6 +44,7 @@ runMain('api-gateway', async () => {
   onShutdownSignal(env.SHUTDOWN_GRACE_MS, async (signal) => {
     logger.log(`${signal} received`);
     await stopHttpApp(app, drain, app.get(Readiness), logger, env.SHUTDOWN_GRACE_MS);
+    await flushTracing();
     process.exit(0);
   });
   await listenHttp(app, env.PORT, env.HOST);

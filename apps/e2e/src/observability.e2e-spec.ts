@@ -2,6 +2,7 @@ import { expectEventually, freePort } from '@gw/testing';
 import { DistributedStack } from './support/distributed-stack';
 import { http, seedOrganization, sseData, type SeededOrganization } from './support/gateway-http';
 import { finalGeneration } from './support/media-api';
+import { type CollectedSpan, OtlpCollector } from './support/otlp-collector';
 
 const ADMIN_TOKEN = 'e2e-admin-token-observability';
 const JWT_SECRET = 'e2e-jwt-secret-observability';
@@ -26,16 +27,24 @@ describe('observability (distributed mode)', () => {
   let gatewayMetrics: string;
   let org: SeededOrganization;
 
+  const collector = new OtlpCollector();
+
   beforeAll(async () => {
     const [inferencePort, billingPort, mediaPort] = [await freePort(), await freePort(), await freePort()];
+    await collector.start();
+    // Every app exports its spans to the stand-in collector, in batches a tenth of a second apart.
+    const tracing = { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_BSP_SCHEDULE_DELAY: '100' };
     stack = new DistributedStack({
       database: 'e2e_observability',
       adminToken: ADMIN_TOKEN,
       jwtSecret: JWT_SECRET,
       env: {
-        inference: { HEALTH_PORT: String(inferencePort) },
-        billing: { HEALTH_PORT: String(billingPort) },
-        media: { HEALTH_PORT: String(mediaPort) },
+        'api-gateway': tracing,
+        auth: tracing,
+        storage: tracing,
+        inference: { HEALTH_PORT: String(inferencePort), ...tracing },
+        billing: { HEALTH_PORT: String(billingPort), ...tracing },
+        media: { HEALTH_PORT: String(mediaPort), ...tracing },
       },
     });
     await stack.start();
@@ -46,7 +55,10 @@ describe('observability (distributed mode)', () => {
     org = await seedOrganization(stack.api, ADMIN_TOKEN, '100.00');
   }, 180_000);
 
-  afterAll(() => stack?.stop(), 30_000);
+  afterAll(async () => {
+    await stack?.stop();
+    await collector.stop();
+  }, 30_000);
 
   const chat = (content: string, extra: object = {}, headers: Record<string, string> = {}) =>
     http('POST', `${stack.api}/v1/chat/completions`, {
@@ -89,6 +101,80 @@ describe('observability (distributed mode)', () => {
     });
     expect(access.keyId).toEqual(expect.any(String));
     expect(access.latencyMs).toEqual(expect.any(Number));
+  });
+
+  it("traces a chat from the gateway over NATS to inference and its provider, in the client's trace", async () => {
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const answered = await chat(
+      'Hello, traces',
+      { max_tokens: 64 },
+      {
+        traceparent: `00-${traceId}-00f067aa0ba902b7-01`,
+        'x-request-id': 'my-traced-id',
+      },
+    );
+    expect(answered.status).toBe(200);
+    const one = (spans: CollectedSpan[], service: string, name: string) => {
+      const found = spans.filter((span) => span.service === service && span.name === name);
+      expect(found).toHaveLength(1);
+      return found[0];
+    };
+    await expectEventually(() => {
+      const spans = collector.trace(traceId);
+      const request = one(spans, 'api-gateway', 'POST /api/v1/chat/completions');
+      expect(request).toMatchObject({ kind: 2, parentSpanId: '00f067aa0ba902b7' });
+      expect(request.attributes).toMatchObject({
+        'http.route': '/api/v1/chat/completions',
+        'http.response.status_code': 200,
+      });
+      const sent = one(spans, 'api-gateway', 'send inference.v1.chat-completion');
+      expect(sent).toMatchObject({ kind: 3, parentSpanId: request.spanId });
+      expect(sent.attributes).toMatchObject({ 'messaging.system': 'nats' });
+      const handled = one(spans, 'inference', 'process inference.v1.chat-completion');
+      expect(handled).toMatchObject({ kind: 2, parentSpanId: sent.spanId });
+      const reserved = one(spans, 'billing', 'process billing.v1.reserve');
+      expect(spans.find((span) => span.spanId === reserved.parentSpanId)).toMatchObject({
+        service: 'inference',
+        name: 'send billing.v1.reserve',
+        parentSpanId: handled.spanId,
+      });
+      const modelCall = spans.find((span) => span.service === 'inference' && span.name.startsWith('chat '));
+      expect(modelCall).toMatchObject({ kind: 3, parentSpanId: handled.spanId });
+      expect(modelCall!.attributes).toMatchObject({
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.provider.name': expect.any(String),
+        'gen_ai.request.model': expect.any(String),
+        'gen_ai.request.max_tokens': 64,
+        'gen_ai.response.finish_reasons': [expect.any(String)],
+        'gen_ai.usage.input_tokens': expect.any(Number),
+        'gen_ai.usage.output_tokens': expect.any(Number),
+      });
+    });
+    // The trace id is in the request's log lines, so a log line leads to its trace.
+    const access = stack.apps
+      .get('api-gateway')!
+      .output()
+      .split('\n')
+      .find((line) => line.includes('"requestId":"my-traced-id"') && line.includes('AccessLog'));
+    expect(JSON.parse(access!)).toMatchObject({ traceId });
+  });
+
+  it('marks a failed model call and the request it failed in as errors', async () => {
+    const traceId = '5bf92f3577b34da6a3ce929d0e0e4737';
+    const failed = await chat(
+      '[[fail:500]] traced failure',
+      { provider: { only: ['Mock Alpha'] } },
+      { traceparent: `00-${traceId}-00f067aa0ba902b8-01` },
+    );
+    expect(failed.status).toBe(502);
+    await expectEventually(() => {
+      const spans = collector.trace(traceId);
+      const modelCall = spans.find((span) => span.service === 'inference' && span.name.startsWith('chat '));
+      expect(modelCall).toMatchObject({ status: { code: 2 } });
+      expect(modelCall!.attributes['error.type']).toEqual(expect.any(String));
+      const request = spans.find((span) => span.name === 'POST /api/v1/chat/completions');
+      expect(request!.attributes['http.response.status_code']).toBe(502);
+    });
   });
 
   it('gives a request without a usable id a new one', async () => {

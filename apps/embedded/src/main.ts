@@ -10,11 +10,14 @@ import { createMockUpstreamApp, MockUpstreamEnv } from '@gw/app-mock-upstream';
 import { STORAGE_QUEUE, StorageEnv, StorageModule } from '@gw/app-storage';
 import {
   assertPortFree,
+  flushTracing,
   InProcessBus,
   listenHttp,
   loadEnv,
   runMain,
   startService,
+  startTracing,
+  tracingConfig,
   type TransportOptions,
 } from '@gw/platform';
 import { createHmac } from 'node:crypto';
@@ -35,6 +38,7 @@ import { startEmbeddedPostgres } from './embedded-postgres';
  */
 async function main(): Promise<void> {
   const env = loadEnv(EmbeddedEnv, process.env);
+  startTracing(tracingConfig('model-gateway', process.env));
   const logger = createEmbeddedLogger('embedded', env.LOG_LEVEL);
   const dataDir = resolve(env.DATA_DIR);
   prepareDataDir(dataDir);
@@ -121,6 +125,7 @@ async function main(): Promise<void> {
     for (const service of services.reverse()) await service.close();
     await mockUpstream.close();
     await postgres.stop();
+    await flushTracing();
     process.exit(0);
   };
   process.once('SIGINT', () => void shutdown('SIGINT'));

@@ -35,3 +35,4 @@ export * from './observability/metrics.module';
 export * from './observability/redaction';
 export * from './observability/request-id';
 export * from './observability/scrape-reading';
+export * from './observability/tracing';

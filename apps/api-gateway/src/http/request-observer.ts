@@ -5,9 +5,16 @@ import {
   acceptRequestId,
   type AppMetrics,
   BoundChildren,
+  contextFromHeaders,
   REQUEST_ID_HEADER,
   requestIds,
   scrapeMetrics,
+  SpanKind,
+  SpanStatusCode,
+  startSpan,
+  traceContext,
+  type TraceContext,
+  tracer,
   truncateForLog,
 } from '@gw/platform';
 import type { Express, NextFunction, Request, Response } from 'express';
@@ -57,10 +64,12 @@ export function observeRequests(
     const requestId = acceptRequestId(request.headers[REQUEST_ID_HEADER]);
     const started = performance.now();
     response.setHeader(REQUEST_ID_HEADER, requestId);
+    const traced = traceRequest(request);
     response.once('close', () => {
       const latencyMs = performance.now() - started;
       const route = routeOf(request);
       const status = response.writableFinished ? String(response.statusCode) : CLIENT_CLOSED;
+      traced?.end(route, Number(status));
       durations.get(request.method, route, status).observe(latencyMs / 1000);
       if (refusedByRateLimit.delete(response)) refusalsByRoute.get(route).inc();
       requestIds.run(requestId, () => {
@@ -78,8 +87,39 @@ export function observeRequests(
         );
       });
     });
-    requestIds.run(requestId, next);
+    requestIds.run(requestId, traced ? () => traceContext.with(traced.context, next) : next);
   });
+}
+
+/**
+ * The server span of a request when tracing is on, under the trace context the client sent if any;
+ * it is named by its route template once routing has found it.
+ */
+function traceRequest(
+  request: Request,
+): { context: TraceContext; end(route: string, status: number): void } | null {
+  const active = tracer();
+  if (active === null) return null;
+  const parent = contextFromHeaders((name) => {
+    const value = request.headers[name];
+    return typeof value === 'string' ? value : undefined;
+  });
+  const { span, context } = startSpan(
+    active,
+    request.method,
+    SpanKind.SERVER,
+    { 'http.request.method': request.method, 'url.path': request.path },
+    parent,
+  );
+  return {
+    context,
+    end: (route, status) => {
+      span.updateName(`${request.method} ${route}`);
+      span.setAttributes({ 'http.route': route, 'http.response.status_code': status });
+      if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+      span.end();
+    },
+  };
 }
 
 /** Serves the process's metrics at `/metrics`, beside (not under) the API's `/api` prefix. */

@@ -8,6 +8,7 @@ import { ModelCatalogue } from '@gw/catalogue';
 import type { Answered } from '@gw/paid-generation';
 import { GenerationBilling, tryProvidersInOrder } from '@gw/paid-generation';
 import { ChatAdapters } from '../providers/chat-adapters';
+import { traceModelCall } from '../providers/model-call-trace';
 import type { UpstreamAbort } from '../providers/upstream-abort';
 import { ChatGeneration, ChatStreamItem, usageWithCost } from './chat-generation';
 import { AnswerParts } from './answer-parts';
@@ -182,13 +183,19 @@ export class ChatCompletionService {
       ),
       signal: attemptAbort,
     };
+    const trace = traceModelCall('chat', route, call.request);
     const iterator = this.adapters.for(route.wire).stream(call)[Symbol.asyncIterator]();
-    const head = await awaitFirstOutput(iterator, firstTokenDeadlineMs, stop);
-    return { iterator, head, stop };
+    try {
+      const head = await awaitFirstOutput(iterator, firstTokenDeadlineMs, stop);
+      return { iterator, head, stop, trace };
+    } catch (err) {
+      trace.failed(err);
+      throw err;
+    }
   }
 
   /** Reads the answering provider's answer against the hold, learning its counts as it goes. */
-  private read(
+  private async read(
     generation: ChatGeneration,
     end: Answered<ProviderRoute, OpenedAnswer>,
     signal: UpstreamAbort,
@@ -199,7 +206,14 @@ export class ChatCompletionService {
       end.route.name,
       generation.promptTextWidth,
     );
-    return new PaidAnswer(generation, end.route, counts).read(end.value, end.started, signal, output);
+    const answer = await new PaidAnswer(generation, end.route, counts).read(
+      end.value,
+      end.started,
+      signal,
+      output,
+    );
+    end.value.trace.ended(answer);
+    return answer;
   }
 
   /** Plans the generation and opens its hold: a refused reservation (402 and the like) ends it here. */

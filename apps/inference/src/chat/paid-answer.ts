@@ -9,6 +9,7 @@ import {
   upstreamDomainError,
   type UpstreamFailure,
 } from '@gw/paid-generation';
+import type { ModelCallTrace } from '../providers/model-call-trace';
 import type { UpstreamAbort } from '../providers/upstream-abort';
 import type { UpstreamStreamEvent, UpstreamUsage } from '../providers/upstream-chat';
 import {
@@ -32,6 +33,8 @@ export interface OpenedAnswer {
   head: FirstOutput;
   /** Aborts the upstream call, when the hold cannot pay for more. */
   stop: () => void;
+  /** The call's span, ended with the answer. */
+  trace: ModelCallTrace;
 }
 
 /** How reading an answer ended: finished (still to be reported), or cancelled or broken off (already reported). */

@@ -13,6 +13,7 @@ import {
   maxEmbeddingCost,
   routesTakingInputs,
 } from './embedding-plan';
+import { traceModelCall } from '../providers/model-call-trace';
 import { OpenAiEmbeddingsAdapter } from './openai-embeddings.adapter';
 
 /**
@@ -51,19 +52,32 @@ export class EmbeddingsService {
       { maxAmount: amount, minAmount: amount },
     );
 
-    const end = await tryProvidersInOrder({ routes, attempts: hold.attempts }, (route) =>
-      // An embedding is short and charged only once it is complete, so a client leaving does not abort it.
-      this.adapter.embed({
-        baseUrl: route.baseUrl,
-        apiKey: route.apiKey,
-        request: {
-          model: route.upstreamModel,
-          input: inputs,
-          ...(body.dimensions !== undefined ? { dimensions: body.dimensions } : {}),
-          ...(body.user !== undefined ? { user: body.user } : {}),
-        },
-      }),
-    );
+    const end = await tryProvidersInOrder({ routes, attempts: hold.attempts }, async (route) => {
+      const trace = traceModelCall('embeddings', route, {});
+      try {
+        // An embedding is short and charged only once it is complete, so a client leaving does not abort it.
+        const embedded = await this.adapter.embed({
+          baseUrl: route.baseUrl,
+          apiKey: route.apiKey,
+          request: {
+            model: route.upstreamModel,
+            input: inputs,
+            ...(body.dimensions !== undefined ? { dimensions: body.dimensions } : {}),
+            ...(body.user !== undefined ? { user: body.user } : {}),
+          },
+        });
+        const promptTokens = embedded.promptTokens ?? promptBound;
+        trace.ended({
+          kind: 'finished',
+          finishReason: 'stop',
+          usage: { prompt_tokens: promptTokens, completion_tokens: 0 },
+        });
+        return embedded;
+      } catch (err) {
+        trace.failed(err);
+        throw err;
+      }
+    });
     if (end.outcome === 'exhausted') throw await hold.fail(end.failure);
     const { route, value: result } = end;
     hold.markFirstOutput();

@@ -7,6 +7,7 @@ import { loadEnv, StartupError } from '../env/load-env';
 import { migrateServiceDatabase, type ServiceDatabaseOptions } from '../database/service-database';
 import { postgresCheck } from '../database/postgres-check';
 import { createLogger } from '../logging/logger';
+import { flushTracing, startTracing, tracingConfig } from '../observability/tracing';
 import { type BlobStore } from '../blobs/blob-store';
 import { type BlobStoreSettings } from '../blobs/blob-store-env';
 import { createBlobStore } from '../blobs/create-blob-store';
@@ -41,6 +42,7 @@ export interface ServiceMainOptions<Env extends ServiceEnv> {
 export function runServiceMain<Env extends ServiceEnv>(options: ServiceMainOptions<Env>): void {
   runMain(options.name, async () => {
     const env = loadEnv(options.env, process.env);
+    startTracing(tracingConfig(options.name, process.env));
     await checkPostgres(env.DATABASE_URL);
     if (process.argv.includes('--migrate')) return migrateServiceDatabase(options.database(env));
     await checkNats(env.NATS_URL, natsAuth(env));
@@ -114,5 +116,6 @@ async function stopService(
   // The transport closes first (its handlers finish, NATS drains), then the providers' hooks run.
   await service.close();
   health?.close();
+  await flushTracing();
   process.exit(0);
 }

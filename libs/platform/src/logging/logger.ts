@@ -1,6 +1,7 @@
 import { ConsoleLogger, type LoggerService, type LogLevel } from '@nestjs/common';
 import pino, { type Logger as Pino } from 'pino';
 import { currentRequestId } from '../observability/request-id';
+import { currentTraceIds } from '../observability/tracing';
 import { redactSecrets } from '../observability/redaction';
 
 export type LogFormat = 'json' | 'pretty';
@@ -56,7 +57,7 @@ function fieldsAsText({ message, ...fields }: Record<string, unknown>): string {
 
 /**
  * JSON lines by pino: `service`, `level`, `context`, `message` and, inside a request, its
- * `requestId`. A message's text is scrubbed of secrets (redactSecrets); fields by the names that
+ * `requestId` (and its `traceId` and `spanId` while tracing is on). A message's text is scrubbed of secrets (redactSecrets); fields by the names that
  * hold secrets are redacted by pino. Lines are written synchronously, as Nest's own logger did, so
  * none is lost when the process exits right after one.
  */
@@ -73,7 +74,8 @@ export class JsonLogger implements LoggerService {
         // A new object each line: pino merges the line's own fields into it.
         mixin: () => {
           const requestId = currentRequestId();
-          return requestId ? { requestId } : {};
+          const trace = currentTraceIds();
+          return { ...(requestId ? { requestId } : {}), ...trace };
         },
         redact: {
           paths: ['password', 'authorization', 'apiKey', 'token', 'secret', '*.password', '*.authorization'],

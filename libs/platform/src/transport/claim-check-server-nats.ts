@@ -5,6 +5,8 @@ import { catchError, defer, finalize, from, mergeMap, type Observable, throwErro
 import { type BlobStore } from '../blobs/blob-store';
 import { WorkInFlight } from '../bootstrap/work-in-flight';
 import { acceptRequestId, NATS_REQUEST_ID_HEADER, requestIds } from '../observability/request-id';
+import { contextFromHeaders, traceContext, tracer } from '../observability/tracing';
+import { traceHandling } from './traced-handling';
 import { ClaimCheckSender, isClaimCheck, mapInOrder, redeemClaimCheck, withHeartbeats } from './claim-checks';
 
 type NatsServerOptions = ConstructorParameters<typeof ServerNats>[0];
@@ -39,13 +41,23 @@ export class ClaimCheckServerNats extends ServerNats {
     );
   }
 
-  /** A request that names the request it is made for is handled, and logged, as part of it. */
+  /**
+   * A request that names the request it is made for is handled, and logged, as part of it; one that
+   * carries a trace context is handled in it (the handler's span is its child, see traceHandling).
+   */
   override handleMessage(channel: string, natsMsg: Msg): Promise<unknown> {
     const finished = this.inFlight.begin();
     const requestId = natsMsg.headers?.get(NATS_REQUEST_ID_HEADER);
-    const handled = requestId
-      ? requestIds.run(acceptRequestId(requestId), () => super.handleMessage(channel, natsMsg))
-      : super.handleMessage(channel, natsMsg);
+    const handle = () => super.handleMessage(channel, natsMsg);
+    const traced =
+      tracer() === null
+        ? handle
+        : () =>
+            traceContext.with(
+              contextFromHeaders((name) => natsMsg.headers?.get(name) || undefined),
+              handle,
+            );
+    const handled = requestId ? requestIds.run(acceptRequestId(requestId), traced) : traced();
     return handled.finally(finished);
   }
 
@@ -95,7 +107,9 @@ export class ClaimCheckServerNats extends ServerNats {
         return defer(() =>
           isClaimCheck(data) ? from(redeemClaimCheck(this.blobs, data)) : from([data]),
         ).pipe(
-          mergeMap((payload) => from(handler(payload, context)).pipe(mergeMap(asObservable))),
+          mergeMap((payload) =>
+            traceHandling(pattern, () => from(handler(payload, context)).pipe(mergeMap(asObservable))),
+          ),
           // In order: a stream's pieces must not overtake one another while a large one is staged.
           mapInOrder((reply) => withHeartbeats(this.replies.reply(reply))),
           // A claim check that failed leaves as the coded payload RpcClient reads; a handler's errors already are.

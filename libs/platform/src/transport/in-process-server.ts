@@ -1,6 +1,8 @@
 import { BaseRpcContext, type CustomTransportStrategy, Server } from '@nestjs/microservices';
-import { isObservable, type Observable, type Subscription } from 'rxjs';
+import { defer, isObservable, mergeMap, type Observable, type Subscription } from 'rxjs';
+import { tracer } from '../observability/tracing';
 import { type InProcessBus, NO_HANDLER_MESSAGE, type ReplyPacket } from './in-process-bus';
+import { traceHandling } from './traced-handling';
 
 /**
  * A Nest transport strategy that registers the app's @MessagePattern and @EventPattern handlers
@@ -24,6 +26,15 @@ export class InProcessServer extends Server implements CustomTransportStrategy {
             if (!messageHandler) {
               reply({ err: NO_HANDLER_MESSAGE, isDisposed: true });
               return () => undefined;
+            }
+            if (tracer() !== null) {
+              const traced = traceHandling(pattern, () =>
+                defer(() => messageHandler(data, context) as Promise<unknown>).pipe(
+                  mergeMap((result) => this.transformToObservable(result)),
+                ),
+              );
+              const subscription = replyInTurn(traced, reply);
+              return () => subscription.unsubscribe();
             }
             let subscription: { unsubscribe(): void } | undefined;
             let cancelled = false;

@@ -24,6 +24,8 @@ import {
 } from 'rxjs';
 import { AppMetrics } from '../observability/app-metrics';
 import { currentRequestId, NATS_REQUEST_ID_HEADER } from '../observability/request-id';
+import { SpanKind, startSpan, traceHeaders, tracer } from '../observability/tracing';
+import { inSpan } from './traced-handling';
 import { RpcMetrics } from './rpc-metrics';
 import { ClaimCheckSender, redeemingReplies } from './claim-checks';
 import { isHeartbeat } from './heartbeats';
@@ -119,21 +121,41 @@ export class RpcClient implements OnApplicationShutdown {
     );
   }
 
+  /** The call on its wire, inside a client span when tracing is on. */
+  private send<Frame>(subject: string, payload: object, delivery: RequestDelivery = {}): Observable<Frame> {
+    const active = tracer();
+    if (active === null) return this.sendOnWire<Frame>(subject, payload, delivery, null);
+    return inSpan(
+      () =>
+        startSpan(active, `send ${subject}`, SpanKind.CLIENT, {
+          'messaging.system': this.wire.kind === 'nats' ? 'nats' : 'in_process',
+          'messaging.destination.name': subject,
+          'messaging.operation.type': 'send',
+        }),
+      (context) => this.sendOnWire<Frame>(subject, payload, delivery, traceHeaders(context)),
+    );
+  }
+
   /**
    * On NATS, the proxy's send, with a payload too large for the bus sent by claim check and its
    * object removed after the call, each reply that came by claim check redeemed, and the request id
-   * of the call in a NATS header. On the in-process bus, the bus itself: Nest's ClientProxy adds a
-   * connect, a defer and a mergeMap that every frame of a stream crossed (decision 179), and the
-   * request id travels with the async context.
+   * and trace context of the call in NATS headers. On the in-process bus, the bus itself: Nest's
+   * ClientProxy adds a connect, a defer and a mergeMap that every frame of a stream crossed
+   * (decision 179), and the request id and trace context travel with the async context.
    */
-  private send<Frame>(subject: string, payload: object, delivery: RequestDelivery = {}): Observable<Frame> {
+  private sendOnWire<Frame>(
+    subject: string,
+    payload: object,
+    delivery: RequestDelivery,
+    trace: Record<string, string> | null,
+  ): Observable<Frame> {
     const wire = this.wire;
     if (wire.kind === 'in-process') return wire.bus.request$(subject, payload, delivery) as Observable<Frame>;
     const requestId = currentRequestId();
     return defer(() => from(wire.claimChecks.outgoing(subject, payload))).pipe(
       mergeMap((outgoing) =>
         this.proxy
-          .send<Frame, object>(subject, withRequestId(outgoing.payload, requestId))
+          .send<Frame, object>(subject, withHeaders(outgoing.payload, requestId, trace))
           .pipe(finalize(outgoing.release)),
       ),
       redeemingReplies(wire.blobs),
@@ -166,11 +188,16 @@ export class RpcClient implements OnApplicationShutdown {
   }
 }
 
-/** The payload as a NATS record naming the request, when the call is made for one. */
-function withRequestId(payload: object, requestId: string | undefined): object {
-  if (!requestId) return payload;
+/** The payload as a NATS record carrying the request id and trace context of the call, when it has them. */
+function withHeaders(
+  payload: object,
+  requestId: string | undefined,
+  trace: Record<string, string> | null,
+): object {
+  if (!requestId && trace === null) return payload;
   const headers = natsHeaders();
-  headers.set(NATS_REQUEST_ID_HEADER, requestId);
+  if (requestId) headers.set(NATS_REQUEST_ID_HEADER, requestId);
+  for (const [name, value] of Object.entries(trace ?? {})) headers.set(name, value);
   return new NatsRecord(payload, headers);
 }
 
