@@ -1,9 +1,11 @@
 import { INestApplication, LoggerService, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
+import type { NextFunction, Request, Response } from 'express';
 import { AlphaController } from './alpha/alpha.controller';
 import { BetaController } from './beta/beta.controller';
 import { BrokenController } from './broken/broken.controller';
+import { CallLog, CallsController } from './calls/call-log';
 import { MockEmbeddingsController } from './embeddings/embeddings.controller';
 import { HealthController } from './health/health.controller';
 import { MockMediaModule } from './media/mock-media.module';
@@ -22,7 +24,9 @@ export { MockUpstreamEnv };
     BrokenController,
     MockEmbeddingsController,
     MockTranscriptionsController,
+    CallsController,
   ],
+  providers: [CallLog],
 })
 export class MockUpstreamModule {}
 
@@ -40,5 +44,9 @@ export async function createMockUpstreamApp(
     bodyParser: false,
   });
   app.useBodyParser('json', { limit: '32mb' });
+  const calls = app.get(CallLog);
+  app.use((req: Request, res: Response, next: NextFunction) =>
+    req.path === '/calls' ? next() : calls.middleware(req, res, next),
+  );
   return app;
 }

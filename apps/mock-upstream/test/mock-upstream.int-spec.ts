@@ -278,6 +278,67 @@ describe('mock-upstream over real HTTP', () => {
     });
   });
 
+  describe('[[stall:WHEN]]', () => {
+    /** Reads the stream until `quietMs` pass without a byte; what came, and whether the mock had ended it. */
+    async function readUntilQuiet(
+      response: Response,
+      quietMs: number,
+    ): Promise<{ text: string; ended: boolean }> {
+      const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+      const decoder = new TextDecoder();
+      let text = '';
+      for (;;) {
+        const next = await Promise.race([
+          reader.read(),
+          new Promise<'quiet'>((resolve) => setTimeout(() => resolve('quiet'), quietMs)),
+        ]);
+        if (next === 'quiet') {
+          await reader.cancel();
+          return { text, ended: false };
+        }
+        if (next.done) return { text, ended: true };
+        text += decoder.decode(next.value, { stream: true });
+      }
+    }
+
+    it.each([
+      ['alpha', 'first', ''],
+      ['alpha', 'mid', 'one'],
+      ['beta', 'first', ''],
+      ['beta', 'mid', 'one'],
+    ] as const)('holds a %s stream open and silent at %s', async (wire, when, relayed) => {
+      const body = { messages: user(`one two three [[stall:${when}]]`), stream: true };
+      const response = await (wire === 'alpha' ? alpha(body) : beta(body));
+      expect(response.status).toBe(200);
+      const { text, ended } = await readUntilQuiet(response, 400);
+      expect(ended).toBe(false);
+      expect(text).not.toContain('two');
+      if (relayed) expect(text).toContain(relayed);
+      else expect(text).not.toContain('one');
+    });
+
+    it('sends the headers of a plain call and then nothing', async () => {
+      const response = await alpha({ messages: user('one [[stall:first]]') });
+      expect(response.status).toBe(200);
+      expect(await readUntilQuiet(response, 400)).toEqual({ text: '', ended: false });
+    });
+  });
+
+  it('counts the calls of each route by the status it answered, and the cut ones as closed', async () => {
+    const before = loose(await (await fetch(`${base}/calls`)).json());
+    await alpha({ messages: user('hello') }).then((r) => r.text());
+    await alpha({ messages: user('[[fail:429]] [[retry-after:2]]') }).then((r) => r.text());
+    await alpha({ messages: user('[[fail:429]]') }).then((r) => r.text());
+    await alpha({ messages: user('one [[drop]]') }).catch(() => undefined);
+    const after = loose(await (await fetch(`${base}/calls`)).json());
+    const route = 'POST /alpha/v1/chat/completions';
+    const delta = (outcome: string) => (after[route]?.[outcome] ?? 0) - (before[route]?.[outcome] ?? 0);
+    expect([delta('200'), delta('429')]).toEqual([1, 2]);
+    // At least: a stalled call of a test before may still be closing.
+    expect(delta('closed')).toBeGreaterThanOrEqual(1);
+    expect(after['GET /calls']).toBeUndefined();
+  });
+
   it('Mock Broken answers 502 to everything', async () => {
     const response = await fetch(`${base}/broken/v1/chat/completions`, {
       method: 'POST',

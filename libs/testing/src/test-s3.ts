@@ -8,6 +8,7 @@ import { freePort } from './free-port';
 interface S3rverServer {
   run(): Promise<unknown>;
   close(): Promise<void>;
+  httpServer?: { closeAllConnections(): void };
 }
 type S3rverConstructor = new (options: {
   address: string;
@@ -22,6 +23,8 @@ export interface TestS3 {
   bucket: string;
   /** The blob-store variables of an app that should use this server. */
   env: Record<string, string>;
+  /** Stops the server and starts it again on the same port and data, down for `downMs` (an outage of the store). */
+  restart(downMs?: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -33,14 +36,18 @@ export async function startTestS3(bucket = 'gateway-test-files'): Promise<TestS3
   const S3rver = createRequire(__filename)('s3rver') as S3rverConstructor;
   const port = await freePort();
   const directory = mkdtempSync(join(tmpdir(), 'gw-s3-'));
-  const server = new S3rver({
-    address: '127.0.0.1',
-    port,
-    silent: true,
-    directory,
-    configureBuckets: [{ name: bucket }],
-  });
-  await server.run();
+  const run = async () => {
+    const started = new S3rver({
+      address: '127.0.0.1',
+      port,
+      silent: true,
+      directory,
+      configureBuckets: [{ name: bucket }],
+    });
+    await started.run();
+    return started;
+  };
+  let server = await run();
   const endpoint = `http://127.0.0.1:${port}`;
   return {
     endpoint,
@@ -53,6 +60,14 @@ export async function startTestS3(bucket = 'gateway-test-files'): Promise<TestS3
       S3_ACCESS_KEY_ID: 'S3RVER',
       S3_SECRET_ACCESS_KEY: 'S3RVER',
       S3_FORCE_PATH_STYLE: 'true',
+    },
+    restart: async (downMs = 0) => {
+      // Down at once, as a crashed store is: requests in flight are cut, not let finish.
+      const closed = server.close();
+      server.httpServer?.closeAllConnections();
+      await closed;
+      await new Promise((resolve) => setTimeout(resolve, downMs));
+      server = await run();
     },
     stop: async () => {
       await server.close();

@@ -124,15 +124,21 @@ export class StoredFileUploadService {
       );
     const slot = await this.rpc.request(StorageContracts.beginUpload, { principal });
     const bounded = body.pipe(uploadSlotBound(slot));
-    body.once('error', (err) => bounded.destroy(err));
+    let bodyBroke = false;
+    body.once('error', (err) => {
+      bodyBroke = true;
+      bounded.destroy(err);
+    });
     try {
       const { size } = await this.blobs.put(slot.objectKey, bounded, media.mimeType);
       return { slot, media, size };
     } catch (err) {
       await this.abort(principal, slot);
-      throw err instanceof DomainError
-        ? err
-        : new DomainError('invalid_request', 'The upload was cut off', 'file');
+      if (err instanceof DomainError) throw err;
+      if (bodyBroke) throw new DomainError('invalid_request', 'The upload was cut off', 'file');
+      // The client's body was whole: the blob store failed it, which the client can only retry later.
+      this.logger.warn(`Upload ${slot.fileId} not written: ${(err as Error).message}`);
+      throw new DomainError('service_unavailable', 'The file store is unavailable; retry later');
     }
   }
 

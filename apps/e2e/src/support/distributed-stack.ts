@@ -21,6 +21,11 @@ export interface DistributedStackOptions {
   jwtSecret: string;
   /** Extra environment by app name (e.g. a short lease for billing), on top of the shared one. */
   env?: Partial<Record<string, Record<string, string>>>;
+  /**
+   * How the apps reach the private database, given its URL: by default directly; a test that takes
+   * the database away from them puts a relay in between and answers the relay's URL.
+   */
+  relayDatabase?: (url: string) => Promise<string>;
 }
 
 /**
@@ -36,11 +41,25 @@ export class DistributedStack {
   private nats?: TestNats;
   private db?: TestDatabase;
   private s3?: TestS3;
+  /** The port of each gateway by its label, so that a killed one can come back where its clients look. */
+  private readonly gatewayPorts = new Map<string, number>();
 
   /** The private S3 server, for a test that looks at the objects the apps left. */
   get objectStore(): TestS3 {
     if (!this.s3) throw new Error('The stack has not started');
     return this.s3;
+  }
+
+  /** The mock provider's base URL, for a test that asks it what it was called with (`GET /calls`). */
+  get mockUpstreamUrl(): string {
+    if (!this.serviceEnv) throw new Error('The stack has not started');
+    return this.serviceEnv['MOCK_UPSTREAM_URL'];
+  }
+
+  /** The label (key of `apps`) of the gateway serving `api`, a base URL this stack gave out. */
+  gatewayLabel(api: string): string | undefined {
+    const port = Number(new URL(api).port);
+    return [...this.gatewayPorts].find(([, known]) => known === port)?.[0];
   }
 
   /** The private database, for a test that watches what a service keeps (billing's holds). */
@@ -62,7 +81,7 @@ export class DistributedStack {
     await waitForPort(mockPort, START_TIMEOUT_MS);
     this.serviceEnv = {
       NATS_URL: this.nats.url,
-      DATABASE_URL: this.db.url,
+      DATABASE_URL: (await this.options.relayDatabase?.(this.db.url)) ?? this.db.url,
       JWT_SECRET: this.options.jwtSecret,
       MOCK_UPSTREAM_URL: `http://127.0.0.1:${mockPort}`,
       LOG_FORMAT: 'json',
@@ -82,8 +101,17 @@ export class DistributedStack {
     return this.startGateway(`api-gateway-${this.apps.size}`);
   }
 
-  private async startGateway(label: string): Promise<string> {
-    const port = await freePort();
+  /**
+   * Starts the gateway `label` again on the port it had (after a test killed it), as an orchestrator
+   * restarts a container behind the same address; resolves to its base URL once it listens.
+   */
+  restartGateway(label = 'api-gateway'): Promise<string> {
+    return this.startGateway(label, this.gatewayPorts.get(label));
+  }
+
+  private async startGateway(label: string, knownPort?: number): Promise<string> {
+    const port = knownPort ?? (await freePort());
+    this.gatewayPorts.set(label, port);
     const gateway = startApp('api-gateway', {
       ...this.serviceEnv,
       PORT: String(port),
@@ -112,6 +140,11 @@ export class DistributedStack {
     this.apps.set(`${name}-${this.apps.size}`, app);
     await app.waitFor(/serving on NATS/, START_TIMEOUT_MS);
     return app;
+  }
+
+  /** Restarts the private S3 server under the running apps, down for `downMs`; its objects stay. */
+  async restartObjectStore(downMs: number): Promise<void> {
+    await this.s3?.restart(downMs);
   }
 
   /** Restarts the private nats-server under the running apps, down for `downMs`. */

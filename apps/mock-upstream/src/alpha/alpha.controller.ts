@@ -22,7 +22,7 @@ import {
   type MockThinking,
   thinkingFor,
 } from '../chat/mock-thinking';
-import { cut, hasCredentials } from '../chat/upstream-credentials';
+import { cut, hasCredentials, stall } from '../chat/upstream-credentials';
 
 interface OpenAiChatRequest {
   model?: unknown;
@@ -101,6 +101,7 @@ export class AlphaController {
       res.socket?.destroy();
       return;
     }
+    if (reply.faults.stall !== null) return stall(res.status(200).type('application/json'));
     const { errorEvent, malformed } = reply.faults;
     if (errorEvent) {
       const { error } = OPENAI_ERRORS[errorEvent.errorClass];
@@ -269,6 +270,7 @@ async function streamAnswer(
 
   delta({ role: 'assistant', content: reply.toolName === null ? '' : null });
   if (fault('first')) return;
+  if (reply.faults.stall === 'first') return stall(res);
   if (thinking?.redactedData) delta(reasoningFields(thinking));
   else if (thinking) {
     const format = 'anthropic-claude-v1';
@@ -299,6 +301,7 @@ async function streamAnswer(
       delta({ content: index === 0 ? word : ` ${word}` });
       if (reply.faults.drop) return cut(res);
       if (index === 0 && fault('mid')) return;
+      if (index === 0 && reply.faults.stall === 'mid') return stall(res);
     }
   }
   if (reply.faults.drop) return cut(res);

@@ -22,7 +22,7 @@ import {
   type MockThinking,
   thinkingFor,
 } from '../chat/mock-thinking';
-import { cut, hasCredentials } from '../chat/upstream-credentials';
+import { cut, hasCredentials, stall } from '../chat/upstream-credentials';
 
 interface AnthropicMessagesRequest {
   model?: unknown;
@@ -96,6 +96,7 @@ export class BetaController {
       res.socket?.destroy();
       return;
     }
+    if (reply.faults.stall !== null) return stall(res.status(200).type('application/json'));
     const { errorEvent, malformed } = reply.faults;
     if (errorEvent) {
       const { type, message } = ANTHROPIC_ERRORS[errorEvent.errorClass];
@@ -204,6 +205,7 @@ async function streamMessage(
     },
   });
   if (fault('first')) return;
+  if (reply.faults.stall === 'first') return stall(res);
   // Thinking comes first, as Anthropic streams it: its text in deltas, then its signature.
   if (thinking?.redactedData) {
     send('content_block_start', {
@@ -249,6 +251,7 @@ async function streamMessage(
       });
       if (reply.faults.drop) return cut(res);
       if (index === 0 && fault('mid')) return;
+      if (index === 0 && reply.faults.stall === 'mid') return stall(res);
     }
     send('content_block_stop', { index: block });
   }

@@ -22,9 +22,11 @@
  * Faults inside a stream that began with 200, as providers and the proxies before them send them:
  * `[[error-event:WHEN:CLASS]]` sends the wire's own error event (Anthropic's `event: error`,
  * OpenAI's `{"error": …}` data line) and ends the stream; `[[malformed:WHEN]]` sends a `data:` line
- * that is not JSON and goes on. WHEN is `first` (before any output) or `mid` (after the first
- * content chunk); CLASS is `overloaded`, `rate_limit` or `server`. A plain call answers an error
- * event as the status the wire uses for its class (529 or 503, 429, 500).
+ * that is not JSON and goes on; `[[stall:WHEN]]` sends nothing more and holds the connection open
+ * until the caller gives up (a plain call: its 200 headers, then no body). WHEN is `first` (before
+ * any output) or `mid` (after the first content chunk); CLASS is `overloaded`, `rate_limit` or
+ * `server`. A plain call answers an error event as the status the wire uses for its class (529 or
+ * 503, 429, 500).
  *
  * Refusals of the request, as each wire's provider answers them (400 and its error body):
  * `[[refuse:context_length]]` a prompt longer than the model takes (OpenAI's
@@ -51,6 +53,8 @@ export interface MockFaults {
   errorEvent: { when: StreamFaultPoint; errorClass: MockErrorClass } | null;
   refusal: MockRefusal | null;
   malformed: StreamFaultPoint | null;
+  /** Where a stream falls silent with its connection held open (a plain call: after its headers). */
+  stall: StreamFaultPoint | null;
   delayMs: number;
   /** Pause between two streamed content chunks, so a test can act in the middle of a stream. */
   slowMs: number;
@@ -129,7 +133,7 @@ export interface MockConversation {
 
 const MAX_DELAY_MS = 600_000;
 const MARKER =
-  /\[\[(fail|delay|slow|retry-after|cache-read|cache-write-1h|cache-write|audio-in|image-in|reasoning|audio-out|web-search):(\d+)\]\]|\[\[(filter|drop|use-tool|redacted-thinking)\]\]|\[\[error-event:(first|mid):(overloaded|rate_limit|server)\]\]|\[\[malformed:(first|mid)\]\]|\[\[refuse:(context_length|invalid)\]\]/g;
+  /\[\[(fail|delay|slow|retry-after|cache-read|cache-write-1h|cache-write|audio-in|image-in|reasoning|audio-out|web-search):(\d+)\]\]|\[\[(filter|drop|use-tool|redacted-thinking)\]\]|\[\[error-event:(first|mid):(overloaded|rate_limit|server)\]\]|\[\[malformed:(first|mid)\]\]|\[\[refuse:(context_length|invalid)\]\]|\[\[stall:(first|mid)\]\]/g;
 
 export function words(text: string): string[] {
   return text.split(/\s+/).filter((word) => word.length > 0);
@@ -143,6 +147,7 @@ export function extractFaults(text: string): { text: string; faults: MockFaults;
     errorEvent: null,
     refusal: null,
     malformed: null,
+    stall: null,
     delayMs: 0,
     slowMs: 0,
     filter: false,
@@ -161,6 +166,7 @@ export function extractFaults(text: string): { text: string; faults: MockFaults;
       errorClass: MockErrorClass | undefined,
       malformedWhen: StreamFaultPoint | undefined,
       refusal: MockRefusal | undefined,
+      stallWhen: StreamFaultPoint | undefined,
     ) => {
       if (name === 'fail') faults.failStatus = clampStatus(Number(value));
       if (name === 'retry-after') faults.retryAfterSeconds = Number(value);
@@ -174,6 +180,7 @@ export function extractFaults(text: string): { text: string; faults: MockFaults;
       if (errorWhen && errorClass) faults.errorEvent = { when: errorWhen, errorClass };
       if (malformedWhen) faults.malformed = malformedWhen;
       if (refusal) faults.refusal = refusal;
+      if (stallWhen) faults.stall = stallWhen;
       return ' ';
     },
   );

@@ -17,3 +17,21 @@ export function cut(res: Response): void {
   if (!socket) return;
   socket.write('', () => socket.destroy());
 }
+
+/** The longest a stalled answer holds its connection before the mock gives up on it itself. */
+const MAX_STALL_MS = 600_000;
+
+/**
+ * Sends nothing more and keeps the connection open until the caller closes it, as a provider (or a
+ * proxy before it) that hangs mid-answer does; resolves once the connection is gone.
+ */
+export function stall(res: Response): Promise<void> {
+  if (!res.headersSent) res.flushHeaders();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => res.socket?.destroy(), MAX_STALL_MS);
+    res.once('close', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
