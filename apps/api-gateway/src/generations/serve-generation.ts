@@ -1,7 +1,6 @@
 import type { Principal, RpcContract, StreamContract } from '@gw/contracts';
 import { type RpcClient, UnansweredCallError } from '@gw/platform';
 import type { Response } from 'express';
-import { tap } from 'rxjs';
 import { cancelGeneration, cancelWhenAbandoned, newGenerationId } from './generation-cancellation';
 import type { EventFraming } from './server-sent-events';
 import { relayServerSentEvents } from './server-sent-events';
@@ -93,10 +92,11 @@ export async function serveGeneration<Message extends GenerationMessage, Answer,
   const payload = message(generationId);
   const cancel = () => cancelGeneration(calls.rpc, generationId);
   if (streamed) {
-    const events = calls.rpc
-      .stream(route.events, payload, { idleTimeoutMs: GENERATION_IDLE_TIMEOUT_MS })
-      .pipe(tap({ error: onceUnanswered(calls, response, payload) }));
-    return relayServerSentEvents(events, response, route.framing, cancel);
+    const events = calls.rpc.stream(route.events, payload, { idleTimeoutMs: GENERATION_IDLE_TIMEOUT_MS });
+    return relayServerSentEvents(events, response, route.framing, {
+      onAbandoned: cancel,
+      onFailed: onceUnanswered(calls, response, payload),
+    });
   }
   cancelWhenAbandoned(response, cancel);
   const answer = await requestGeneration(calls, response, route.answer, payload);

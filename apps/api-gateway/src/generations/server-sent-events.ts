@@ -44,17 +44,25 @@ export function namedEvents(
   };
 }
 
+/** What the relay tells its caller besides writing the stream. */
+export interface RelayHooks {
+  /** The client disconnected before the end, for the transports that do not tell the producer. */
+  onAbandoned: () => void;
+  /** The stream failed, before or after its first event. */
+  onFailed: (err: unknown) => void;
+}
+
 /**
  * Relays a stream as Server-Sent Events, each written as it arrives. A failure before the first
  * event rejects, so the error filter answers the ordinary JSON envelope with its status; after it
  * the status is sent, so the framing's failure event ends the stream. A client that disconnects
- * unsubscribes and `onAbandoned` runs, for the transports that do not tell the producer.
+ * unsubscribes.
  */
 export function relayServerSentEvents<T>(
   items: Observable<T>,
   response: Response,
   framing: EventFraming<T>,
-  onAbandoned: () => void,
+  hooks: RelayHooks,
 ): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     let sent = 0;
@@ -74,6 +82,7 @@ export function relayServerSentEvents<T>(
         sent += 1;
       },
       error: (err: unknown) => {
+        hooks.onFailed(err);
         if (sent === 0) return reject(err);
         end(framing.failure(toDomainErrorForHttp(err, logger), sent));
         resolve();
@@ -88,7 +97,7 @@ export function relayServerSentEvents<T>(
     response.on('close', () => {
       if (!response.writableEnded) {
         subscription.unsubscribe();
-        onAbandoned();
+        hooks.onAbandoned();
         resolve();
       }
     });

@@ -5,6 +5,7 @@ import {
   UseInterceptors,
 } from '@nestjs/common';
 import { Observable } from 'rxjs';
+import { InProcessContext } from './in-process-server';
 
 /**
  * How often a long call tells its caller that it is still at work. A caller that hears nothing for
@@ -21,11 +22,15 @@ export function isHeartbeat(frame: unknown): boolean {
   );
 }
 
-/** Interleaves heartbeat frames with a handler's replies, from its call until its last reply or error. */
+/**
+ * Interleaves heartbeat frames with a handler's replies, from its call until its last reply or
+ * error; on the in-process bus, where the caller has no silence to fear, the replies alone.
+ */
 export class HeartbeatInterceptor implements NestInterceptor {
   constructor(private readonly intervalMs: number) {}
 
-  intercept(_context: ExecutionContext, next: CallHandler): Observable<unknown> {
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    if (context.switchToRpc().getContext() instanceof InProcessContext) return next.handle();
     return new Observable((subscriber) => {
       const timer = setInterval(() => subscriber.next(HEARTBEAT_FRAME), this.intervalMs);
       const stop = () => clearInterval(timer);

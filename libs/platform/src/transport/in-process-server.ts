@@ -21,7 +21,7 @@ export class InProcessServer extends Server implements CustomTransportStrategy {
       const unregister = handler.isEventHandler
         ? this.bus.registerEventHandler(pattern, (data) => this.dispatchEvent(pattern, data))
         : this.bus.registerRequestHandler(pattern, (data, reply) => {
-            const context = new BaseRpcContext([pattern]);
+            const context = new InProcessContext([pattern]);
             const messageHandler = this.getHandlerByPattern(pattern);
             if (!messageHandler) {
               reply({ err: NO_HANDLER_MESSAGE, isDisposed: true });
@@ -75,11 +75,14 @@ export class InProcessServer extends Server implements CustomTransportStrategy {
   private async dispatchEvent(pattern: string, data: unknown): Promise<void> {
     const handler = this.getHandlerByPattern(pattern);
     if (!handler) return;
-    const result: unknown = await handler(data, new BaseRpcContext([pattern]));
+    const result: unknown = await handler(data, new InProcessContext([pattern]));
     if (isObservable(result))
       await new Promise<void>((resolve, reject) => result.subscribe({ error: reject, complete: resolve }));
   }
 }
+
+/** The context of a message on the in-process bus, where caller and handler live and die together. */
+export class InProcessContext extends BaseRpcContext<[string]> {}
 
 /**
  * Replies each value of a handler's answer in the turn it is produced, the error or the end as the

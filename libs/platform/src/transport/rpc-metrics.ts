@@ -34,13 +34,7 @@ export class RpcMetrics {
   observeStream<Chunk>(subject: string): MonoTypeOperatorFunction<Chunk> {
     return (source: Observable<Chunk>) =>
       defer(() => {
-        const started = performance.now();
-        let ended = false;
-        const end = (outcome: string) => {
-          if (ended) return;
-          ended = true;
-          this.observe(subject, outcome, started);
-        };
+        const end = this.startStream(subject);
         return source.pipe(
           tap({
             complete: () => end('ok'),
@@ -51,11 +45,23 @@ export class RpcMetrics {
       });
   }
 
+  /** Starts timing a stream; the function returned records how it ended, the first time it is called. */
+  startStream(subject: string): (outcome: string) => void {
+    const started = performance.now();
+    let ended = false;
+    return (outcome) => {
+      if (ended) return;
+      ended = true;
+      this.observe(subject, outcome, started);
+    };
+  }
+
   private observe(subject: string, outcome: string, started: number): void {
     this.seconds.get(subject, outcome).observe((performance.now() - started) / 1000);
   }
 }
 
-function outcomeOf(err: unknown): string {
+/** How a call ended, as the histogram's `outcome` label: the error code, a bounded set. */
+export function outcomeOf(err: unknown): string {
   return err instanceof DomainError ? err.code : 'error';
 }
