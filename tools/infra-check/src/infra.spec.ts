@@ -512,18 +512,60 @@ describe('docker-compose.yml', () => {
     ]);
   });
 
-  /** Shared secrets compose falls back on (a value any reader of the repository knows) instead of requiring. */
-  const unrequiredSecrets = (text: string): string[] =>
-    ['JWT_SECRET', 'ADMIN_TOKEN', ...Object.keys(NATS_USERS).map(passwordVariable)].filter(
-      (name) => !new RegExp(`\\$\\{${name}:\\?`).test(text) || new RegExp(`\\$\\{${name}:?-`).test(text),
+  /**
+   * Every secret compose hands out: the apps' shared secrets, the NATS passwords, PostgreSQL's password
+   * (in every DATABASE_URL too) and the S3 credentials (SeaweedFS's admin identity and the apps').
+   */
+  const COMPOSE_SECRETS = [
+    'JWT_SECRET',
+    'ADMIN_TOKEN',
+    ...Object.keys(NATS_USERS).map(passwordVariable),
+    'POSTGRES_PASSWORD',
+    'S3_ACCESS_KEY_ID',
+    'S3_SECRET_ACCESS_KEY',
+  ];
+  /**
+   * Secrets compose falls back on (a value any reader of the repository knows) instead of requiring,
+   * or that it writes out as a literal: each must appear, and only as `${NAME:?…}`.
+   */
+  const unrequiredSecrets = (text: string): string[] => {
+    const references = (name: string) => [
+      ...text.matchAll(new RegExp(`\\$\\{${name}(?![A-Z0-9_])([^}]*)\\}`, 'g')),
+    ];
+    const literal = (name: string) => new RegExp(`^\\s*${name}:\\s*(?!\\$\\{)\\S`, 'm').test(text);
+    return COMPOSE_SECRETS.filter(
+      (name) =>
+        references(name).length === 0 ||
+        references(name).some(([, rest]) => !rest.startsWith(':?')) ||
+        literal(name),
     );
+  };
 
-  it('requires its shared secrets instead of falling back on known values', () => {
+  it('requires its secrets instead of falling back on known values (broken fixtures fail)', () => {
     const text = read('docker-compose.yml');
     expect(unrequiredSecrets(text)).toEqual([]);
     expect(
       unrequiredSecrets(text.replace(/\$\{JWT_SECRET:\?[^}]*\}/g, '${JWT_SECRET:-jwt-change-me}')),
     ).toEqual(['JWT_SECRET']);
+    // The fallbacks compose had for its own PostgreSQL and S3 server.
+    const fallbacks = text
+      .replace(/\$\{POSTGRES_PASSWORD:\?[^}]*\}/, '${POSTGRES_PASSWORD:-gateway-local}')
+      .replace(/\$\{S3_ACCESS_KEY_ID:\?[^}]*\}/, '${S3_ACCESS_KEY_ID-gateway-local}')
+      .replace(/\$\{S3_SECRET_ACCESS_KEY:\?[^}]*\}/, '${S3_SECRET_ACCESS_KEY}');
+    expect(unrequiredSecrets(fallbacks)).toEqual([
+      'POSTGRES_PASSWORD',
+      'S3_ACCESS_KEY_ID',
+      'S3_SECRET_ACCESS_KEY',
+    ]);
+    // A secret written out, not taken from the environment.
+    expect(
+      unrequiredSecrets(
+        text.replace(
+          /S3_SECRET_ACCESS_KEY: \$\{S3_SECRET_ACCESS_KEY:\?[^}]*\}/,
+          'S3_SECRET_ACCESS_KEY: gateway-local-secret',
+        ),
+      ),
+    ).toEqual(['S3_SECRET_ACCESS_KEY']);
   });
 
   it('runs Postgres 16 with a healthcheck, and the apps reach its database', () => {
