@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { TransportModule, TransportOptions } from '@gw/platform';
+import { AppMetrics, TransportModule, TransportOptions } from '@gw/platform';
 import { BLOB_STORE, createBlobStore, TransientBlobSweeper } from '@gw/platform/blobs';
 import { ServiceDatabaseModule } from '@gw/platform/database';
 import { loadCatalogue, ModelCatalogue } from '@gw/catalogue';
@@ -62,7 +62,9 @@ export class InferenceModule {
         { provide: BLOB_STORE, useValue: blobs },
         {
           provide: TransientBlobSweeper,
-          useValue: new TransientBlobSweeper(blobs, env.TRANSIENT_BLOB_MAX_AGE_MS),
+          useFactory: (metrics?: AppMetrics) =>
+            new TransientBlobSweeper(blobs, env.TRANSIENT_BLOB_MAX_AGE_MS, metrics),
+          inject: [{ token: AppMetrics, optional: true }],
         },
         ...upstreamProviders(env.UPSTREAM_TIMEOUT_MS, env.UPSTREAM_MAX_CONNECTIONS),
         {

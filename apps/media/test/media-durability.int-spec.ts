@@ -1,4 +1,5 @@
 import { type ApiKeyPrincipal, MediaContracts, type MediaGeneration } from '@gw/contracts';
+import { AppMetrics } from '@gw/platform';
 import { expectEventually } from '@gw/testing';
 import { MediaTestApp } from './media-test-app';
 
@@ -76,6 +77,42 @@ describe('media jobs across replicas', () => {
       clientCost: '30.00000000',
     });
     await expectEventually(async () => expect(Number(await app.balance(principal.organizationId))).toBe(70));
+    await app.startReplica();
+  });
+
+  it('reports a generation its runner ended but died before reporting, and counts it in gw_media_holds_reported_total', async () => {
+    const principal = await app.customer('100.00');
+    for (const replica of [...app.replicas]) await app.stopReplica(replica);
+    const runner = await app.startReplica();
+    const pending = await createVideo(principal, 'orphaned [[delay:60000]]');
+    await expectEventually(async () => expect((await jobRow(pending.id)).provider_job_id).not.toBeNull());
+    const reservation = async () =>
+      (
+        await app.sql.query(`SELECT status, amount FROM billing.reservations WHERE generation_id = $1`, [
+          pending.id,
+        ])
+      )[0] as { status: string; amount: string } | undefined;
+    expect(await reservation()).toMatchObject({ status: 'held', amount: '30.00000000' });
+    await app.stopReplica(runner);
+    // What a runner that failed the job and died before telling billing leaves behind.
+    await app.sql.query(
+      `UPDATE media.generations
+          SET status = 'failed', error = '{"code":"upstream_error","message":"provider failed"}',
+              completed_at = now() - interval '1 minute', next_run_at = NULL, lease_owner = NULL, lease_until = NULL
+        WHERE id = $1`,
+      [pending.id],
+    );
+    const keeper = await app.startReplica();
+    const reported = async (status: string) =>
+      (
+        await keeper.get(AppMetrics).registry.getSingleMetric('gw_media_holds_reported_total')!.get()
+      ).values.find((sample) => sample.labels['status'] === status)?.value ?? 0;
+    await expectEventually(async () => expect(await reported('failed')).toBe(1));
+    expect(await reported('completed')).toBe(0);
+    expect(await app.history(principal, pending.id)).toMatchObject({ status: 'failed' });
+    await expectEventually(async () => expect((await reservation())?.status).toBe('released'));
+    expect(Number(await app.balance(principal.organizationId))).toBe(100);
+    expect(await settledEvents(pending.id)).toBe(1);
     await app.startReplica();
   });
 

@@ -1,4 +1,11 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnApplicationShutdown,
+  Optional,
+} from '@nestjs/common';
 import {
   GenerationBilling,
   type GenerationContext,
@@ -6,8 +13,9 @@ import {
   type GenerationOutcome,
   ReservationLeases,
 } from '@gw/paid-generation';
-import { PeriodicTask } from '@gw/platform';
+import { AppMetrics, PeriodicTask } from '@gw/platform';
 import Decimal from 'decimal.js';
+import type { Counter } from 'prom-client';
 import type { MediaGenerationEntity } from '../generations/media-generation.entity';
 import { MediaGenerationRepository } from '../generations/media-generation.repository';
 
@@ -53,20 +61,30 @@ export function outcomeOf(row: MediaGenerationEntity): GenerationOutcome {
  * long as the job lives, finished once when it ends. Jobs outlive processes, so every replica keeps
  * the hold of every unfinished generation (renewing a lease twice costs nothing, letting one lapse
  * would release money a running job still needs), and reports any outcome that the runner which
- * ended the job did not get to report (it died in between).
+ * ended the job did not get to report (it died in between). Those late reports are counted in
+ * `gw_media_holds_reported_total{status}`: a completed one charges its hold, a failed or cancelled
+ * one releases it.
  */
 @Injectable()
 export class MediaHolds implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('MediaHolds');
   private readonly holds = new Map<string, GenerationHold>();
   private readonly task: PeriodicTask;
+  private readonly reported: Counter<'status'> | null;
 
   constructor(
     private readonly billing: GenerationBilling,
     private readonly leases: ReservationLeases,
     private readonly generations: MediaGenerationRepository,
     @Inject(MEDIA_HOLD_SETTINGS) private readonly settings: MediaHoldSettings,
+    @Optional() metrics?: AppMetrics,
   ) {
+    this.reported =
+      metrics?.counter({
+        name: 'gw_media_holds_reported_total',
+        help: 'Ended generations whose outcome the hold keeper reported because their runner did not (it died), by status (completed: charged; failed, cancelled: released)',
+        labelNames: ['status'],
+      }) ?? null;
     this.task = new PeriodicTask('Media hold keeper', settings.keepIntervalMs, () => this.keep());
   }
 
@@ -119,6 +137,7 @@ export class MediaHolds implements OnApplicationBootstrap, OnApplicationShutdown
       if (row.completedAt !== null && row.completedAt.getTime() < graceEnd) {
         this.logger.warn(`Reporting generation ${row.id}, left ${row.status} without its outcome`);
         await this.settle(row);
+        this.reported?.inc({ status: outcomeOf(row).status });
       }
     }
   }

@@ -8,6 +8,8 @@ import { type BlobStore, blobKey, transientBlobKey } from './blob-store';
 import { verifyBlobQuery } from './blob-url-signature';
 import { LocalDiskBlobStore } from './local-disk-blob-store';
 import { S3BlobStore } from './s3-blob-store';
+import { TransientBlobSweeper } from './transient-blob-sweeper';
+import { AppMetrics } from '../observability/app-metrics';
 
 const URL_SECRET = 'contract-test-url-secret';
 
@@ -92,6 +94,26 @@ function blobStoreContract(
       for (const k of transient) await expect(store.head(k)).resolves.toBeNull();
       await expect(store.head(kept)).resolves.not.toBeNull();
       await expect(store.sweepTransient(new Date(Date.now() + 60_000))).resolves.toBe(0);
+    });
+
+    it('counts what the transient sweeper removes in gw_transient_blobs_swept_total', async () => {
+      const metrics = new AppMetrics('sweeper-test');
+      const sweeper = new TransientBlobSweeper(store, 60_000, metrics);
+      const swept = async () =>
+        (await metrics.registry.getSingleMetric('gw_transient_blobs_swept_total')!.get()).values[0]?.value ??
+        0;
+      for (let i = 0; i < 3; i++)
+        await store.put(transientBlobKey(), Readable.from([Buffer.from('x')]), 'audio/wav');
+      await expect(sweeper.sweep()).resolves.toBe(0);
+      expect(await swept()).toBe(0);
+      // Two minutes on, the three are older than the minute they may live.
+      await expect(sweeper.sweep(new Date(Date.now() + 120_000))).resolves.toBe(3);
+      expect(await swept()).toBe(3);
+      await expect(sweeper.sweep(new Date(Date.now() + 120_000))).resolves.toBe(0);
+      expect(await swept()).toBe(3);
+      expect(await metrics.registry.metrics()).toContain(
+        'gw_transient_blobs_swept_total{service="sweeper-test"} 3',
+      );
     });
 
     it('signs a URL that reads the bytes until it expires', async () => {
