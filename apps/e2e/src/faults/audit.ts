@@ -1,4 +1,4 @@
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import Decimal from 'decimal.js';
 import { Client } from 'pg';
 import type { TestS3 } from '@gw/testing';
@@ -16,6 +16,8 @@ export interface AuditReport {
   doubleCharged: Array<{ id: string; why: string }>;
   /** Anything else that is wrong afterwards: an open hold, a balance off its ledger, an orphaned file. */
   problems: string[];
+  /** How long after the traffic stopped things took to settle, and what was still unsettled at first. */
+  settle?: { ms: number; waitedFor: string[] };
 }
 
 interface GenerationRow {
@@ -98,15 +100,17 @@ export async function audit(
   settleMs: number,
 ): Promise<AuditReport> {
   const report: AuditReport = { lost: [], doubleCharged: [], problems: [] };
-  const deadline = Date.now() + settleMs;
-  let waiting: string[] = [];
+  const started = Date.now();
+  let waitedFor: string[] | null = null;
   for (;;) {
-    waiting = await unsettled(target, outcomes).catch((err: unknown) => [
+    const waiting = await unsettled(target, outcomes).catch((err: unknown) => [
       `database: ${(err as Error).message}`,
     ]);
-    if (waiting.length === 0 || Date.now() >= deadline) break;
+    waitedFor ??= waiting;
+    if (waiting.length === 0 || Date.now() - started >= settleMs) break;
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
+  const settle = { ms: Date.now() - started, waitedFor: waitedFor ?? [] };
   // What is still unsettled shows below as lost generations, open holds or orphaned files.
 
   const org = target.organizationId;
@@ -205,12 +209,11 @@ export async function audit(
   if (holds.count > 0) report.problems.push(`${holds.count} holds still open`);
 
   report.problems.push(...(await orphans(target, outcomes)));
-  return report;
+  return { ...report, settle };
 }
 
-/** The bucket's objects under `prefix`. */
-async function objectKeys(store: TestS3, prefix: string): Promise<Set<string>> {
-  const s3 = new S3Client({
+function s3Client(store: TestS3): S3Client {
+  return new S3Client({
     endpoint: store.env['S3_ENDPOINT'],
     region: store.env['S3_REGION'],
     forcePathStyle: true,
@@ -221,6 +224,25 @@ async function objectKeys(store: TestS3, prefix: string): Promise<Set<string>> {
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
   });
+}
+
+/** Writes (`body`) or removes (null) one object of the bucket, as a test that plants a problem does. */
+export async function setObject(store: TestS3, key: string, body: string | null): Promise<void> {
+  const s3 = s3Client(store);
+  try {
+    await s3.send(
+      body === null
+        ? new DeleteObjectCommand({ Bucket: store.bucket, Key: key })
+        : new PutObjectCommand({ Bucket: store.bucket, Key: key, Body: body }),
+    );
+  } finally {
+    s3.destroy();
+  }
+}
+
+/** The bucket's objects under `prefix`. */
+async function objectKeys(store: TestS3, prefix: string): Promise<Set<string>> {
+  const s3 = s3Client(store);
   const keys = new Set<string>();
   try {
     let token: string | undefined;

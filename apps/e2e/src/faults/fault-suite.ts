@@ -12,7 +12,7 @@ import {
 } from './traffic';
 
 const ADMIN_TOKEN = 'faults-admin-token-0123456789';
-const CREDIT = '1000.00';
+export const CREDIT = '1000.00';
 /** How long the traffic runs before the fault, and at least after it ended. */
 const WARM_MS = 2_500;
 const AFTER_MS = 3_000;
@@ -165,6 +165,14 @@ export async function runRow(
   const before = await row.before?.(context);
   traffic.start();
   await sleep(WARM_MS);
+  // The fault lands on requests in flight: a chat and a stream at least, and three requests in all.
+  const warmUntil = Date.now() + 2_000;
+  const busy = () => {
+    const kinds = traffic.inFlight();
+    return kinds.length >= 3 && kinds.includes('chat') && kinds.includes('stream');
+  };
+  while (!busy() && Date.now() < warmUntil) await sleep(10);
+  const injectedAt = Date.now();
   await row.inject(context);
   const removedAt = Date.now();
   // Traffic goes on until every kind has succeeded again (or the limit passed), and a little longer.
@@ -205,6 +213,9 @@ export async function runRow(
     (o) => o.endedAt - o.startedAt > (o.kind === 'media' ? MEDIA_JOB_BOUND_MS : REQUEST_BOUND_MS) + 1_000,
   );
   const lostRequests = outcomes.filter((o) => o.verdict === 'lost');
+  const caught = outcomes.filter((o) => o.startedAt < injectedAt && o.endedAt > injectedAt);
+  const caughtBy = (verdict: string) => caught.filter((o) => o.verdict === verdict).length;
+  const inFlight = `${caught.length} requests in flight when the fault began (${caughtBy('succeeded')} succeeded, ${caughtBy('failed')} failed cleanly, ${caughtBy('lost')} lost)`;
   // Every request of the traffic is valid: a fault may refuse it, but never blame the client for it.
   const blamed = outcomes.filter(
     (o) => o.status !== undefined && o.status >= 400 && o.status < 500 && o.status !== 429,
@@ -238,8 +249,15 @@ export async function runRow(
       ...report.doubleCharged.map((d) => `double-charged ${d.id}: ${d.why}`),
     ],
     breakdown,
-    note: checked.note,
+    note: [inFlight, settled(report), checked.note].filter((text) => text !== '').join('; '),
   };
+}
+
+/** What the audit waited for before it could count, in words. */
+function settled(report: AuditReport): string {
+  const settle = report.settle;
+  if (!settle || settle.waitedFor.length === 0) return 'settled at once';
+  return `settled ${(settle.ms / 1000).toFixed(1)} s after the traffic stopped (${settle.waitedFor.join(', ')})`;
 }
 
 /** From the fault's removal until each kind has had a request that started after it and succeeded; null until then. */

@@ -1,5 +1,17 @@
-import { finalSweepAudit } from './audit';
-import { type FaultRow, faultStack, formatDetails, formatTable, type RowResult, runRow } from './fault-suite';
+import { randomUUID } from 'node:crypto';
+import { seedOrganization } from '../support/gateway-http';
+import { audit, finalSweepAudit, query, setObject } from './audit';
+import {
+  ADMIN_TOKEN,
+  CREDIT,
+  type FaultRow,
+  faultStack,
+  formatDetails,
+  formatTable,
+  type RowResult,
+  runRow,
+} from './fault-suite';
+import { Traffic } from './traffic';
 
 export interface FaultTableOptions {
   /** After the rows, wait for the storage sweeper and check the whole bucket (a minute or two). */
@@ -58,5 +70,70 @@ export function describeFaultTable(title: string, rows: FaultRow[], options: Fau
         sweep = await finalSweepAudit(stack.databaseUrl, stack.objectStore, 150_000);
         expect(sweep.problems).toEqual([]);
       }, 180_000);
+
+    it('the audit is not vacuous: it finds a planted double charge, lost generation, open hold and orphaned object', async () => {
+      const org = await seedOrganization(rotation[0], ADMIN_TOKEN, CREDIT);
+      const traffic = new Traffic({
+        apiKey: org.apiKey,
+        gateways: () => rotation,
+        marker: () => '',
+        gatewayWasDown: () => false,
+      });
+      traffic.start();
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      await traffic.stop();
+      const target = {
+        databaseUrl: stack.databaseUrl,
+        objectStore: stack.objectStore,
+        api: rotation[0],
+        apiKey: org.apiKey,
+        organizationId: org.organizationId,
+        credit: CREDIT,
+      };
+      const clean = await audit(target, traffic.outcomes, 30_000);
+      expect({ lost: clean.lost, doubleCharged: clean.doubleCharged, problems: clean.problems }).toEqual({
+        lost: [],
+        doubleCharged: [],
+        problems: [],
+      });
+
+      const [charged, dropped] = traffic.outcomes.filter(
+        (o) => o.kind === 'chat' && o.verdict === 'succeeded',
+      );
+      const orphan = `${org.organizationId}/${randomUUID()}`;
+      const hold = `planted-${randomUUID()}`;
+      await query(
+        stack.databaseUrl,
+        `UPDATE billing.ledger_entries SET amount = amount * 2 WHERE generation_id = $1 AND kind = 'charge'`,
+        [charged.generationId],
+      );
+      await query(stack.databaseUrl, `DELETE FROM billing.generations WHERE id = $1`, [dropped.generationId]);
+      await query(
+        stack.databaseUrl,
+        `INSERT INTO billing.reservations (generation_id, organization_id, amount, status, expires_at)
+         VALUES ($1, $2, 1, 'held', now() + interval '1 hour')`,
+        [hold, org.organizationId],
+      );
+      await setObject(stack.objectStore, orphan, 'left behind');
+      try {
+        const planted = await audit(target, traffic.outcomes, 0);
+        expect(planted.doubleCharged.map((d) => d.id)).toEqual([charged.generationId]);
+        expect(planted.lost.map((l) => l.id)).toEqual([dropped.generationId]);
+        expect(planted.problems).toEqual(
+          expect.arrayContaining([
+            expect.stringMatching(/^balance /),
+            '1 holds still open',
+            expect.stringMatching(/^1 orphaned objects/),
+          ]),
+        );
+      } finally {
+        await setObject(stack.objectStore, orphan, null);
+        await query(
+          stack.databaseUrl,
+          `UPDATE billing.reservations SET status = 'released' WHERE generation_id = $1`,
+          [hold],
+        );
+      }
+    }, 120_000);
   });
 }

@@ -99,6 +99,8 @@ export class Traffic {
   private workers: Array<Promise<void>> = [];
   private turn = 0;
   private sequence = 0;
+  /** The kinds of the requests in flight now, one entry per request. */
+  private readonly pending = new Map<number, TrafficKind>();
 
   constructor(private readonly options: TrafficOptions) {}
 
@@ -106,6 +108,11 @@ export class Traffic {
     this.running = true;
     for (const kind of TRAFFIC_KINDS)
       for (let i = 0; i < WORKERS[kind]; i++) this.workers.push(this.worker(kind));
+  }
+
+  /** The requests in flight now, by kind. */
+  inFlight(): TrafficKind[] {
+    return [...this.pending.values()];
   }
 
   /** Stops sending and resolves once every request in flight has ended (each within its bound). */
@@ -118,7 +125,10 @@ export class Traffic {
     // Spread the workers' first requests a little, so that they do not march in step.
     await sleep(Math.random() * PAUSE_MS);
     while (this.running) {
-      const outcome = await this.send(kind);
+      const ticket = ++this.sequence;
+      this.pending.set(ticket, kind);
+      const outcome = await this.send(kind, ticket);
+      this.pending.delete(ticket);
       this.outcomes.push(outcome);
       const wait =
         outcome.status === 429 ? Math.min((outcome.retryAfter ?? 1) * 1000, MAX_RETRY_AFTER_MS) : PAUSE_MS;
@@ -131,11 +141,10 @@ export class Traffic {
     return gateways[this.turn++ % gateways.length];
   }
 
-  private async send(kind: TrafficKind): Promise<Outcome> {
+  private async send(kind: TrafficKind, n: number): Promise<Outcome> {
     const gateway = this.nextGateway();
     const marker = this.options.marker(kind);
     const startedAt = Date.now();
-    const n = ++this.sequence;
     const base = { kind, gateway, startedAt, marked: marker !== '' };
     const finish = (fields: Omit<Outcome, 'kind' | 'gateway' | 'startedAt' | 'marked' | 'endedAt'>) => ({
       ...base,
