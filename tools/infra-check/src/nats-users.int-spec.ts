@@ -1,10 +1,5 @@
-import {
-  AuthContracts,
-  BillingContracts,
-  BillingEvents,
-  durableEvent,
-  type RequestContract,
-} from '@gw/contracts';
+import * as contracts from '@gw/contracts';
+import { BillingEvents, durableEvent, type RequestContract } from '@gw/contracts';
 // The permissions name the platform's own subjects and are tried with its own NATS clients.
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { JetStreamDurableEvents, JetStreamRateLimitStore } from '@gw/platform';
@@ -13,7 +8,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { IsString } from 'class-validator';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { NATS_USERS, passwordVariable } from './nats-users';
+import { creditAndAdminContracts, NATS_USERS, passwordVariable } from './nats-users';
 
 // The generated users on a real nats-server started with deploy/nats/nats.conf: what the
 // permissions let through and what they stop.
@@ -22,9 +17,12 @@ const ROOT = join(__dirname, '../../..');
 const USERS = Object.keys(NATS_USERS);
 // nats-server reads a variable's value as a config token: a password starts with a letter (NATS_PASSWORD's rule).
 const PASSWORDS = Object.fromEntries(USERS.map((user) => [user, `p${randomBytes(18).toString('hex')}`]));
-const ADMIN_AND_CREDIT_SUBJECTS = [BillingContracts.addCredits, AuthContracts.adminCreateUser].map(
-  (c) => c.subject,
-);
+// Every credit and admin request the contracts name (billing.v1.add-credits and all of auth.v1.admin.*),
+// with the user that serves it: a new admin contract is tried here without anyone listing it.
+const ADMIN_AND_CREDIT = creditAndAdminContracts(contracts).map((contract) => ({
+  subject: contract.subject,
+  server: USERS.find((user) => NATS_USERS[user].serves.includes(contract)) as string,
+}));
 
 /** A stand-in event on the real subject: this checks the bus, not billing's event schema. */
 class GenerationEventProbe {
@@ -61,38 +59,53 @@ describe('NATS users (deploy/nats/nats.conf on a real nats-server)', () => {
     ).rejects.toThrow(/authorization/i);
   });
 
+  it('tries every credit and admin subject of the contracts, each with the user that serves it', () => {
+    expect(ADMIN_AND_CREDIT.map(({ subject }) => subject)).toEqual(
+      expect.arrayContaining([
+        'billing.v1.add-credits',
+        'auth.v1.admin.create-user',
+        'auth.v1.admin.create-api-key',
+      ]),
+    );
+    expect(
+      ADMIN_AND_CREDIT.filter(({ subject }) => subject.startsWith('auth.v1.admin.')).length,
+    ).toBeGreaterThanOrEqual(6);
+    expect(ADMIN_AND_CREDIT.filter(({ server }) => !server)).toEqual([]);
+  });
+
   it.each(USERS.filter((user) => user !== 'api-gateway'))(
     'stops %s from sending credit and admin requests, which reach their service from the gateway',
     async (user) => {
       const received: string[] = [];
-      const billing = await as('billing');
-      const auth = await as('auth');
-      for (const [nc, subject] of [
-        [billing, ADMIN_AND_CREDIT_SUBJECTS[0]],
-        [auth, ADMIN_AND_CREDIT_SUBJECTS[1]],
-      ] as const) {
+      // Each subject answered by the service that serves it, as its user.
+      const servers = new Map<string, NatsConnection>();
+      for (const { subject, server } of ADMIN_AND_CREDIT) {
+        if (!servers.has(server)) servers.set(server, await as(server));
+        const nc = servers.get(server) as NatsConnection;
         nc.subscribe(subject, {
           callback: (err, message) => {
             if (err) return;
-            received.push(`${user}:${message.string()}`);
+            received.push(`${subject} ${message.string()}`);
             message.respond('ok');
           },
         });
         await nc.flush();
       }
       const intruder = await as(user);
-      for (const subject of ADMIN_AND_CREDIT_SUBJECTS) {
-        await expect(intruder.request(subject, 'intruder', { timeout: 1_000 })).rejects.toThrow();
-      }
+      await Promise.all(
+        ADMIN_AND_CREDIT.map(({ subject }) =>
+          expect(intruder.request(subject, 'intruder', { timeout: 1_000 })).rejects.toThrow(),
+        ),
+      );
       expect(received).toEqual([]);
 
       const gateway = await as('api-gateway');
-      for (const subject of ADMIN_AND_CREDIT_SUBJECTS) {
+      for (const { subject } of ADMIN_AND_CREDIT) {
         await expect(gateway.request(subject, 'gateway', { timeout: 2_000 })).resolves.toBeDefined();
       }
-      expect(received).toEqual([`${user}:gateway`, `${user}:gateway`]);
+      expect(received).toEqual(ADMIN_AND_CREDIT.map(({ subject }) => `${subject} gateway`));
       // These responders would answer the next tests' requests on the same subjects.
-      await Promise.all([billing.close(), auth.close()]);
+      await Promise.all([...servers.values()].map((nc) => nc.close()));
     },
   );
 

@@ -5,7 +5,13 @@ import { livenessSubject } from '@gw/platform';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { NATS_AUTH_CONFIG } from './generate-nats-config';
-import { NATS_USERS, natsPermissions, type NatsUserSpec, renderNatsAuthConfig } from './nats-users';
+import {
+  creditAndAdminContracts,
+  NATS_USERS,
+  natsPermissions,
+  type NatsUserSpec,
+  renderNatsAuthConfig,
+} from './nats-users';
 
 // The NATS permissions checked against the code: every subject an app's handlers take must be one
 // it may subscribe to, every contract it uses one it may publish, and only the gateway may send
@@ -79,16 +85,9 @@ export function unpublishable(used: AnyContract[], spec: NatsUserSpec): string[]
   return used.map((c) => c.subject).filter((subject) => !allowed(publish, subject));
 }
 
-const isCreditOrAdmin = (subject: string) =>
-  subject === contracts.BillingContracts.addCredits.subject || /^[a-z]+\.v1\.admin\./.test(subject);
-
 /** Users other than the gateway that may publish a credit or admin subject. */
 export function creditOrAdminPublishers(users: Record<string, NatsUserSpec>): string[] {
-  const subjects = Object.values(contracts as unknown as Record<string, Record<string, AnyContract>>)
-    .filter((group) => group && typeof group === 'object')
-    .flatMap((group) => Object.values(group))
-    .filter((c): c is AnyContract => typeof c?.subject === 'string' && isCreditOrAdmin(c.subject))
-    .map((c) => c.subject);
+  const subjects = creditAndAdminContracts(contracts).map((c) => c.subject);
   return Object.entries(users)
     .filter(([user]) => user !== 'api-gateway')
     .filter(([, spec]) => subjects.some((subject) => allowed(natsPermissions(spec).publish, subject)))
@@ -158,6 +157,22 @@ describe('NATS users', () => {
       media: { ...NATS_USERS.media, calls: [contracts.AuthContracts.adminCreateUser] },
     };
     expect(creditOrAdminPublishers(broken)).toEqual(['inference', 'media']);
+  });
+
+  it('finds every credit and admin subject the contracts name, and one added to them (broken fixture)', () => {
+    // Read from the contracts' source text, apart from the exported objects the list is made of.
+    const inSource = sourceFiles(join(ROOT, 'libs/contracts/src'))
+      .flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/'([a-z]+\.v\d+\.admin\.[a-z0-9.-]+)'/g)])
+      .map(([, subject]) => subject);
+    const subjects = creditAndAdminContracts(contracts).map((c) => c.subject);
+    expect(inSource.length).toBeGreaterThanOrEqual(6);
+    expect(subjects).toEqual(
+      [...new Set([...inSource, contracts.BillingContracts.addCredits.subject])].sort(),
+    );
+    const added = contracts.rpc('media.v1.admin.purge-generations', class Purge {});
+    expect(
+      creditAndAdminContracts({ ...contracts, MediaAdminContracts: { purge: added } }).map((c) => c.subject),
+    ).toEqual([...subjects, 'media.v1.admin.purge-generations'].sort());
   });
 
   it('matches subjects as NATS does', () => {

@@ -170,6 +170,31 @@ export function natsPermissions(spec: NatsUserSpec): NatsPermissions {
   return { publish: [...publish].sort(), subscribe: [...subscribe].sort() };
 }
 
+/** A credit or admin subject: billing trusts its payload, so only the gateway (the admin API's guard) may send it. */
+export const isCreditOrAdminSubject = (subject: string): boolean =>
+  subject === BillingContracts.addCredits.subject || /^[a-z]+\.v\d+\.admin\./.test(subject);
+
+/**
+ * Every credit and admin request a module of contracts exports (`@gw/contracts`, every group it has),
+ * so a new admin contract is covered wherever this list is used without anyone adding it.
+ */
+export function creditAndAdminContracts(module: object): RequestContract[] {
+  const found = new Map<string, RequestContract>();
+  for (const group of Object.values(module as Record<string, unknown>)) {
+    if (!group || typeof group !== 'object') continue;
+    for (const contract of Object.values(group as Record<string, unknown>)) {
+      const candidate = contract as Partial<RequestContract> | null;
+      if (
+        (candidate?.kind === 'rpc' || candidate?.kind === 'stream') &&
+        typeof candidate.subject === 'string' &&
+        isCreditOrAdminSubject(candidate.subject)
+      )
+        found.set(candidate.subject, candidate as RequestContract);
+    }
+  }
+  return [...found.values()].sort((a, b) => (a.subject < b.subject ? -1 : 1));
+}
+
 /** The environment variable that holds a user's password, in the apps' and in NATS's environment. */
 export const passwordVariable = (user: string): string =>
   `NATS_PASSWORD_${user.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
