@@ -84,14 +84,22 @@ const depConstraints = [
   },
 ];
 
-/** Integration tests of an app run the real services it talks to, and may read their tables. */
+/**
+ * Integration tests of an app run the real services it talks to, and may read their tables; those of
+ * the embedded composition start a real database and broker like every other app's.
+ */
 const testDepConstraints = depConstraints.map((constraint) =>
   constraint.sourceTag === 'type:service' || constraint.sourceTag === 'type:gateway'
     ? {
         sourceTag: constraint.sourceTag,
         onlyDependOnLibsWithTags: ['type:service', ...constraint.onlyDependOnLibsWithTags],
       }
-    : constraint,
+    : constraint.sourceTag === 'type:composition'
+      ? {
+          sourceTag: constraint.sourceTag,
+          onlyDependOnLibsWithTags: [...constraint.onlyDependOnLibsWithTags, 'type:testing'],
+        }
+      : constraint,
 );
 
 const moduleBoundaries = (constraints, allow = []) => [
@@ -242,7 +250,9 @@ export default [
   },
   {
     // The embedded entry point is the one place that composes the apps' root modules (DESIGN.md §3).
+    // Its integration specs fall under the rule above.
     files: ['apps/embedded/**/*.ts'],
+    ignores: ['apps/**/*.int-spec.ts'],
     rules: { '@nx/enforce-module-boundaries': moduleBoundaries(depConstraints, ['@gw/app-*']) },
   },
 ];

@@ -6,6 +6,7 @@ import type { Request } from 'express';
 import {
   AppMetrics,
   createValidationPipe,
+  type DependencyCheck,
   HttpErrorFilter,
   MetricsModule,
   serviceTransport,
@@ -18,7 +19,7 @@ import { GatewayBillingModule } from './billing/gateway-billing.module';
 import { GatewayEmbeddingsModule } from './embeddings/gateway-embeddings.module';
 import { GatewayFormatsModule } from './formats/gateway-formats.module';
 import { UndeliveredGenerations } from './generations/undelivered-generations';
-import { GatewayHealthModule } from './health/gateway-health.module';
+import { GatewayHealthModule, HOST_READINESS_CHECKS } from './health/gateway-health.module';
 import { configureConnectionErrors } from './http/connection-errors';
 import { RequestBodyInterceptor } from './http/request-body.interceptor';
 import { observeRequests, serveMetrics } from './http/request-observer';
@@ -39,6 +40,11 @@ const PERMISSIVE_CORS = { origin: '*', exposedHeaders: ['Retry-After', 'X-Reques
 export interface ApiGatewayOptions {
   env: ApiGatewayEnv;
   transport: TransportOptions;
+  /**
+   * What the process hosting the gateway cannot serve without beyond the gateway's own NATS and blob
+   * store, answered for by `/api/health/ready`: the embedded mode names its services' PostgreSQL.
+   */
+  readinessChecks?: readonly DependencyCheck[];
 }
 
 /** The HTTP edge: validation, authentication, mapping of messages and errors. No state, no database. */
@@ -65,10 +71,11 @@ export class ApiGatewayModule {
       ],
       providers: [
         { provide: API_GATEWAY_ENV, useValue: options.env },
+        { provide: HOST_READINESS_CHECKS, useValue: options.readinessChecks ?? [] },
         { provide: APP_INTERCEPTOR, useClass: RequestBodyInterceptor },
         UndeliveredGenerations,
       ],
-      exports: [API_GATEWAY_ENV, UndeliveredGenerations],
+      exports: [API_GATEWAY_ENV, HOST_READINESS_CHECKS, UndeliveredGenerations],
     };
   }
 }

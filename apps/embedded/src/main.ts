@@ -31,6 +31,7 @@ import { loadDemoState, saveDemoState } from './demo-state';
 import { publicHost } from './public-host';
 import { EmbeddedEnv } from './embedded.env';
 import { startEmbeddedPostgres } from './embedded-postgres';
+import { embeddedReadinessChecks } from './embedded-readiness';
 
 /**
  * One process, no external servers (DESIGN.md §3): embedded PostgreSQL, the in-process bus in place
@@ -88,9 +89,14 @@ async function main(): Promise<void> {
   const serviceLogger = (name: string) => createEmbeddedLogger(name, env.LOG_LEVEL);
   const host = (module: DynamicModule, queue: string): Promise<INestMicroservice> =>
     startService(module, transport, queue, serviceLogger(queue));
+  const auth = await host(AuthModule.register({ env: loadEnv(AuthEnv, serviceEnv), transport }), AUTH_QUEUE);
+  const billing = await host(
+    BillingModule.register({ env: loadEnv(BillingEnv, serviceEnv), transport }),
+    BILLING_QUEUE,
+  );
   const services: INestMicroservice[] = [
-    await host(AuthModule.register({ env: loadEnv(AuthEnv, serviceEnv), transport }), AUTH_QUEUE),
-    await host(BillingModule.register({ env: loadEnv(BillingEnv, serviceEnv), transport }), BILLING_QUEUE),
+    auth,
+    billing,
     await host(
       InferenceModule.register({ env: loadEnv(InferenceEnv, serviceEnv), transport, secrets: process.env }),
       INFERENCE_QUEUE,
@@ -105,7 +111,8 @@ async function main(): Promise<void> {
 
   const gatewayEnv = loadEnv(ApiGatewayEnv, { ...serviceEnv, PORT: String(env.PORT), HOST: env.HOST });
   const gateway: INestApplication = await createApiGatewayApp(
-    { env: gatewayEnv, transport },
+    // The gateway's readiness is the process's: it answers for the services' database too.
+    { env: gatewayEnv, transport, readinessChecks: embeddedReadinessChecks(billing) },
     serviceLogger('api-gateway'),
   );
   await listenHttp(gateway, env.PORT, env.HOST);

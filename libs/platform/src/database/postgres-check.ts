@@ -1,5 +1,6 @@
+import { type INestApplicationContext } from '@nestjs/common';
 import { Client } from 'pg';
-import { type DataSource } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { type DependencyCheck } from '../bootstrap/readiness';
 import { CHECK_TIMEOUT_MS, startupFailureReason } from '../bootstrap/dependency-check';
 import { StartupError } from '../env/load-env';
@@ -35,4 +36,9 @@ function postgresAddress(url: string): string {
 /** The service's database answers a query through its own pool. */
 export function postgresCheck(dataSource: DataSource): DependencyCheck {
   return { name: 'postgres', check: () => dataSource.query('SELECT 1') };
+}
+
+/** A started service's database check, through the service's own pool. */
+export function servicePostgresCheck(service: INestApplicationContext): DependencyCheck {
+  return postgresCheck(service.get(DataSource, { strict: false }));
 }
