@@ -20,7 +20,7 @@ import { ApiGatewayEnv } from './api-gateway.env';
 import { createApiGatewayApp } from './api-gateway.module';
 
 runMain('api-gateway', async () => {
-  const env = loadEnv(ApiGatewayEnv, process.env);
+  const env = loadEnv(ApiGatewayEnv, process.env, { deployed: true });
   startTracing(tracingConfig('api-gateway', process.env));
   const logger = createLogger('api-gateway', env.LOG_FORMAT, env.LOG_LEVEL);
   await checkNats(env.NATS_URL, natsAuth(env));

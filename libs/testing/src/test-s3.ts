@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -48,6 +49,7 @@ export async function startTestS3(bucket = 'gateway-test-files'): Promise<TestS3
     return started;
   };
   let server = await run();
+  const secretAccessKey = `s3rver-secret-${randomBytes(12).toString('hex')}`;
   const endpoint = `http://127.0.0.1:${port}`;
   return {
     endpoint,
@@ -57,8 +59,10 @@ export async function startTestS3(bucket = 'gateway-test-files'): Promise<TestS3
       S3_ENDPOINT: endpoint,
       S3_REGION: 'us-east-1',
       S3_BUCKET: bucket,
+      // s3rver's one key id; it does not check SigV4 signatures, so the secret key is this server's
+      // own: long enough for the apps (16+ characters) and unique, for a test that greps logs for it.
       S3_ACCESS_KEY_ID: 'S3RVER',
-      S3_SECRET_ACCESS_KEY: 'S3RVER',
+      S3_SECRET_ACCESS_KEY: secretAccessKey,
       S3_FORCE_PATH_STYLE: 'true',
     },
     restart: async (downMs = 0) => {

@@ -41,7 +41,7 @@ export interface ServiceMainOptions<Env extends ServiceEnv> {
  */
 export function runServiceMain<Env extends ServiceEnv>(options: ServiceMainOptions<Env>): void {
   runMain(options.name, async () => {
-    const env = loadEnv(options.env, process.env);
+    const env = loadEnv(options.env, process.env, { deployed: true });
     startTracing(tracingConfig(options.name, process.env));
     await checkPostgres(env.DATABASE_URL);
     if (process.argv.includes('--migrate')) return migrateServiceDatabase(options.database(env));
