@@ -67,6 +67,15 @@ describe('observability (distributed mode)', () => {
       body: { model: 'demo/chat', messages: [{ role: 'user', content }], ...extra },
     });
   const scrape = async (url: string) => (await http<string>('GET', url)).text;
+  /** The gateway's access-log line of the request with this id. */
+  const accessLine = (requestId: string) => {
+    const line = stack.apps
+      .get('api-gateway')!
+      .output()
+      .split('\n')
+      .find((l) => l.includes(`"requestId":"${requestId}"`) && l.includes('"context":"AccessLog"'));
+    return line === undefined ? undefined : (JSON.parse(line) as Record<string, unknown>);
+  };
 
   it("echoes the client's request id and finds it in the gateway's and inference's log lines", async () => {
     const answered = await chat('Hello, ids', {}, { 'x-request-id': 'my-ok-id' });
@@ -101,6 +110,11 @@ describe('observability (distributed mode)', () => {
     });
     expect(access.keyId).toEqual(expect.any(String));
     expect(access.latencyMs).toEqual(expect.any(Number));
+    // Nothing was answered, so nothing cost; the answered chat's line carries its usage's cost.
+    expect(access.costRub).toBeNull();
+    const cost = (answered.body as { usage: { cost_rub: number } }).usage.cost_rub;
+    expect(cost).toBeGreaterThan(0);
+    expect(accessLine('my-ok-id')).toMatchObject({ status: 200, costRub: cost });
   });
 
   it("traces a chat from the gateway over NATS to inference and its provider, in the client's trace", async () => {
@@ -196,8 +210,9 @@ describe('observability (distributed mode)', () => {
     const before = { gateway: await scrape(gatewayMetrics), inference: await scrape(inferenceMetrics) };
 
     expect((await chat('Hello, metrics')).status).toBe(200);
-    const stream = await chat('Hello, stream', { stream: true });
-    expect(sseData(stream.text).at(-1)).toBe('[DONE]');
+    const stream = await chat('Hello, stream', { stream: true }, { 'x-request-id': 'my-stream-id' });
+    const events = sseData(stream.text);
+    expect(events.at(-1)).toBe('[DONE]');
     const embedding = await http('POST', `${stack.api}/v1/embeddings`, {
       token: org.apiKey,
       body: { model: 'demo/embed-small', input: 'metrics' },
@@ -218,6 +233,10 @@ describe('observability (distributed mode)', () => {
       expect(moved(inference, before.inference, series.firstOutput)).toBe(2);
       expect(gateway).toContain('nodejs_eventloop_lag_seconds');
     });
+    // A stream's access-log line carries the cost of its last chunk's usage.
+    const lastChunk = JSON.parse(events.at(-2)!) as { usage: { cost_rub: number } };
+    expect(lastChunk.usage.cost_rub).toBeGreaterThan(0);
+    expect(accessLine('my-stream-id')).toMatchObject({ status: 200, costRub: lastChunk.usage.cost_rub });
   });
 
   it('counts the tokens and roubles billing settles for a chat, by model', async () => {

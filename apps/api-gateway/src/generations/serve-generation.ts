@@ -1,6 +1,7 @@
 import type { Principal, RpcContract, StreamContract } from '@gw/contracts';
 import { type RpcClient, UnansweredCallError } from '@gw/platform';
 import type { Response } from 'express';
+import { noteAnswerCost } from '../http/answer-cost';
 import { cancelGeneration, cancelWhenAbandoned, newGenerationId } from './generation-cancellation';
 import type { EventFraming } from './server-sent-events';
 import { relayServerSentEvents } from './server-sent-events';
@@ -66,10 +67,12 @@ export async function requestGeneration<Message extends GenerationMessage, Answe
 ): Promise<Answer> {
   const unanswered = onceUnanswered(calls, response, payload);
   try {
-    return await calls.rpc.request(contract, payload, {
+    const answer = await calls.rpc.request(contract, payload, {
       timeoutMs: GENERATION_RPC_TIMEOUT_MS,
       idleTimeoutMs: GENERATION_IDLE_TIMEOUT_MS,
     });
+    noteAnswerCost(response, answer);
+    return answer;
   } catch (err) {
     unanswered(err);
     throw err;

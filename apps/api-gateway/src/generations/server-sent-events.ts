@@ -3,6 +3,7 @@ import type { DomainError, NamedServerSentEvent } from '@gw/contracts';
 import { errorEnvelope, toDomainErrorForHttp } from '@gw/platform';
 import type { Response } from 'express';
 import type { Observable } from 'rxjs';
+import { noteAnswerCost } from '../http/answer-cost';
 
 const logger = new Logger('ServerSentEvents');
 
@@ -79,6 +80,7 @@ export function relayServerSentEvents<T>(
       next: (item) => {
         start();
         response.write(framing.event(item));
+        noteAnswerCost(response, item);
         sent += 1;
       },
       error: (err: unknown) => {

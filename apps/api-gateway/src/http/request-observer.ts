@@ -18,6 +18,7 @@ import {
   truncateForLog,
 } from '@gw/platform';
 import type { Express, NextFunction, Request, Response } from 'express';
+import { takeAnswerCost } from './answer-cost';
 
 /** From a cached model list to the longest generation. */
 const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
@@ -39,7 +40,8 @@ type ObservedRequest = Request & { principal?: Principal };
 /**
  * The first middleware of the gateway: names every request (a well-formed `x-request-id` of the
  * client's, else a new one) in its answer and in every log line and bus call made for it, and, when
- * the answer ends, counts it by route template and status and writes its access-log line.
+ * the answer ends, counts it by route template and status and writes its access-log line (with
+ * the answer's cost when the route recorded one: noteAnswerCost).
  */
 export function observeRequests(
   app: NestExpressApplication,
@@ -82,6 +84,7 @@ export function observeRequests(
             latencyMs: Math.round(latencyMs),
             keyId: keyIdOf(request.principal),
             model: modelOf(request.body),
+            costRub: takeAnswerCost(response),
           },
           'AccessLog',
         );
