@@ -3,7 +3,7 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 // The test runs the real auth service beside the gateways, as the embedded app composes them.
 import { AUTH_QUEUE, AuthEnv, AuthModule } from '@gw/app-auth';
 import { BalanceResponse, BillingContracts, GetBalanceRequest } from '@gw/contracts';
-import { startService, TransportOptions } from '@gw/platform';
+import { AppMetrics, startService, TransportOptions } from '@gw/platform';
 import { createTestDatabase, expectEventually, startTestNats, TestDatabase, TestNats } from '@gw/testing';
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
@@ -279,8 +279,20 @@ describe('rate limits and brute-force protection, shared by gateway replicas ove
 
   const balance = (i: number, key: string) => call(replica(i), 'GET', '/v1/balance', { token: key });
 
+  /** The refusals the replicas counted on a route, all replicas together. */
+  const refusals = async (route: string) => {
+    let total = 0;
+    for (const gateway of gateways) {
+      const counter = gateway.get(AppMetrics).registry.getSingleMetric('gw_rate_limit_refusals_total');
+      const values = counter ? (await counter.get()).values : [];
+      total += values.find((value) => value.labels['route'] === route)?.value ?? 0;
+    }
+    return total;
+  };
+
   it('limits the requests per minute of an API key and of its organization across replicas', async () => {
     const { keys } = await apiKeys(2);
+    const refusedBefore = await refusals('/api/v1/balance');
     const first = [];
     for (let i = 0; i < 5; i++) first.push((await balance(i, keys[0])).status);
     expect(first).toEqual([200, 200, 200, 200, 429]);
@@ -290,6 +302,8 @@ describe('rate limits and brute-force protection, shared by gateway replicas ove
     const second = [];
     for (let i = 0; i < 3; i++) second.push((await balance(i, keys[1])).status);
     expect(second).toEqual([200, 200, 429]);
+    // Each 429 counted once, by route template, on the replica that refused it.
+    expect((await refusals('/api/v1/balance')) - refusedBefore).toBe(3);
   });
 
   it('limits the concurrent requests of an API key across replicas and frees a place when one ends', async () => {

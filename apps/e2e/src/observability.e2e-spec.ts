@@ -204,6 +204,8 @@ describe('observability (distributed mode)', () => {
       failedChats: `gw_http_request_duration_seconds_count{method="POST",${chatRoute},status="502",service="api-gateway"}`,
       embeddings: `gw_http_request_duration_seconds_count{method="POST",route="/api/v1/embeddings",status="200",service="api-gateway"}`,
       natsChats: `gw_nats_request_duration_seconds_count{subject="inference.v1.chat-completion",outcome="ok",service="api-gateway"}`,
+      natsFailedChats: `gw_nats_request_duration_seconds_count{subject="inference.v1.chat-completion",outcome="upstream_error",service="api-gateway"}`,
+      fallbacks: `gw_upstream_fallbacks_total{provider="Mock Broken",model="demo/chat-fallback",service="inference"}`,
       upstreamErrors: `gw_upstream_errors_total{provider="Mock Alpha",model="demo/chat",kind="status",service="inference"}`,
       firstOutput: `gw_upstream_first_output_seconds_count{provider="Mock Alpha",model="demo/chat",service="inference"}`,
     };
@@ -213,6 +215,12 @@ describe('observability (distributed mode)', () => {
     const stream = await chat('Hello, stream', { stream: true }, { 'x-request-id': 'my-stream-id' });
     const events = sseData(stream.text);
     expect(events.at(-1)).toBe('[DONE]');
+    // Mock Broken answers 502, so the router falls back to Mock Alpha.
+    const fellBack = await http('POST', `${stack.api}/v1/chat/completions`, {
+      token: org.apiKey,
+      body: { model: 'demo/chat-fallback', messages: [{ role: 'user', content: 'Hello, fallback' }] },
+    });
+    expect(fellBack.status).toBe(200);
     const embedding = await http('POST', `${stack.api}/v1/embeddings`, {
       token: org.apiKey,
       body: { model: 'demo/embed-small', input: 'metrics' },
@@ -225,10 +233,13 @@ describe('observability (distributed mode)', () => {
       const gateway = await scrape(gatewayMetrics);
       const inference = await scrape(inferenceMetrics);
       const moved = (text: string, old: string, name: string) => sample(text, name) - sample(old, name);
-      expect(moved(gateway, before.gateway, series.chats)).toBe(2);
+      expect(moved(gateway, before.gateway, series.chats)).toBe(3);
       expect(moved(gateway, before.gateway, series.failedChats)).toBe(1);
       expect(moved(gateway, before.gateway, series.embeddings)).toBe(1);
-      expect(moved(gateway, before.gateway, series.natsChats)).toBe(1);
+      // The plain chat and the fallback's (the stream is a stream subject); the failed one by its code.
+      expect(moved(gateway, before.gateway, series.natsChats)).toBe(2);
+      expect(moved(gateway, before.gateway, series.natsFailedChats)).toBe(1);
+      expect(moved(inference, before.inference, series.fallbacks)).toBe(1);
       expect(moved(inference, before.inference, series.upstreamErrors)).toBe(1);
       expect(moved(inference, before.inference, series.firstOutput)).toBe(2);
       expect(gateway).toContain('nodejs_eventloop_lag_seconds');
