@@ -8,3 +8,4 @@ export * from './stand-in-billing';
 export * from './malformed-messages';
 export * from './test-s3';
 export * from './dns-stub';
+export * from './tcp-link';

@@ -1,10 +1,10 @@
 import { type INestApplication } from '@nestjs/common';
-import { TcpLink } from '@gw/platform/testing';
 import {
   expectEventually,
   silentLogger,
   startTestNats,
   startTestS3,
+  TcpLink,
   type TestNats,
   type TestS3,
 } from '@gw/testing';

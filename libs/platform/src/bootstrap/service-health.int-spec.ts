@@ -7,6 +7,7 @@ import {
   silentLogger,
   startTestNats,
   startTestS3,
+  TcpLink,
   type TestDatabase,
   type TestNats,
   type TestS3,
@@ -26,7 +27,6 @@ import { startHealthServer } from './health-server';
 import { Readiness } from './readiness';
 import { serviceChecks } from './run-service-main';
 import { startService } from './start-service';
-import { TcpLink } from '../testing/tcp-link';
 
 const suffix = uniqueSuffix();
 

@@ -1,4 +1,4 @@
-import { freePort } from '@gw/testing';
+import { freePort } from './free-port';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 
 /**
@@ -36,8 +36,14 @@ export class TcpLink {
   }
 
   /** Every connection dropped and no new one accepted. */
-  cut(): Promise<void> {
+  async cut(): Promise<void> {
+    const refused = this.refuse();
     for (const socket of this.sockets) socket.destroy();
+    await refused;
+  }
+
+  /** No new connection accepted; those open go on until their ends close them (or `cut`). */
+  refuse(): Promise<void> {
     const server = this.server;
     this.server = null;
     return new Promise((resolve) => (server ? server.close(() => resolve()) : resolve()));
