@@ -171,6 +171,30 @@ describe('start-up failures', () => {
       },
     ],
     [
+      'billing: a short password in DATABASE_URL',
+      {
+        app: 'billing',
+        env: service(() => ({ DATABASE_URL: 'postgres://gateway:weak@127.0.0.1:5432/gateway' })),
+        line: /^Invalid environment: DATABASE_URL: its password must be 16 or more characters \(or absent\) \(set the variables named and start again\)$/,
+      },
+    ],
+    [
+      'api-gateway: the S3 secret key compose once fell back on',
+      {
+        app: 'api-gateway',
+        env: () => ({
+          NATS_URL,
+          JWT_SECRET: SECRET,
+          ADMIN_TOKEN: 'an-admin-token-long-enough',
+          BLOB_STORE: 's3',
+          S3_BUCKET: 'model-gateway',
+          S3_ACCESS_KEY_ID: 'an-access-key-id',
+          S3_SECRET_ACCESS_KEY: 'gateway-local-secret',
+        }),
+        line: /^Invalid environment: S3_SECRET_ACCESS_KEY: holds a demo or local value this repository publishes/,
+      },
+    ],
+    [
       'inference: an invalid catalogue',
       {
         app: 'inference',
