@@ -1,12 +1,27 @@
 import { expectEventually, freePort } from '@gw/testing';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { DistributedStack } from './support/distributed-stack';
 import { http, seedOrganization, sseData, type SeededOrganization } from './support/gateway-http';
 import { finalGeneration } from './support/media-api';
+import { pcmWavHeader } from './support/wav';
 import { type CollectedSpan, OtlpCollector } from './support/otlp-collector';
 
 const ADMIN_TOKEN = 'e2e-admin-token-observability';
 const JWT_SECRET = 'e2e-jwt-secret-observability';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/**
+ * The providers' keys the demo catalogue names (`apiKeyEnv`, MOCK_UPSTREAM_API_KEY): inference and
+ * media send them to the mock provider, so each gets a value of this test's own to look for in the logs.
+ */
+const PROVIDER_KEYS: Record<string, string> = Object.fromEntries(
+  [
+    ...readFileSync(join(__dirname, '../../../config/catalogue.demo.json'), 'utf8').matchAll(
+      /"apiKeyEnv":\s*"([A-Z0-9_]+)"/g,
+    ),
+  ].map(([, name]) => [name, `e2e-${name.toLowerCase().replace(/_/g, '-')}-observability`]),
+);
 
 /** The value of one sample of a scrape, 0 when the series is not there yet. */
 function sample(scrape: string, series: string): number {
@@ -42,9 +57,9 @@ describe('observability (distributed mode)', () => {
         'api-gateway': tracing,
         auth: tracing,
         storage: tracing,
-        inference: { HEALTH_PORT: String(inferencePort), ...tracing },
+        inference: { HEALTH_PORT: String(inferencePort), ...tracing, ...PROVIDER_KEYS },
         billing: { HEALTH_PORT: String(billingPort), ...tracing },
-        media: { HEALTH_PORT: String(mediaPort), ...tracing },
+        media: { HEALTH_PORT: String(mediaPort), ...tracing, ...PROVIDER_KEYS },
       },
     });
     await stack.start();
@@ -191,6 +206,52 @@ describe('observability (distributed mode)', () => {
     });
   });
 
+  it('traces a transcription and a media generation as GenAI generate_content calls', async () => {
+    const traceId = '0af7651916cd43dd8448eb211c80319c';
+    const traceparent = `00-${traceId}-b7ad6b7169203331-01`;
+    // Half a second of silence.
+    const wav = Buffer.alloc(44 + 16_000);
+    pcmWavHeader(16_000).copy(wav);
+    const transcribed = await http('POST', `${stack.api}/v1/audio/transcriptions`, {
+      token: org.apiKey,
+      headers: { traceparent },
+      body: { file: `data:audio/wav;base64,${wav.toString('base64')}`, model: 'demo/whisper' },
+    });
+    expect(transcribed.status).toBe(200);
+    const image = await http('POST', `${stack.api}/v2/images/generations`, {
+      token: org.apiKey,
+      body: { model: 'demo/image', prompt: 'A traced lighthouse', size: '512x512' },
+    });
+    expect(image.status).toBe(200);
+    await expectEventually(() => {
+      // The transcription's call nests in the client's trace under inference's handling of it.
+      const spans = collector.trace(traceId);
+      const handled = spans.find((span) => span.service === 'inference' && span.name.startsWith('process '));
+      const transcription = spans.find(
+        (span) => span.service === 'inference' && span.name.startsWith('generate_content '),
+      );
+      expect(transcription).toMatchObject({ kind: 3, parentSpanId: handled!.spanId });
+      expect(transcription!.attributes).toMatchObject({
+        'gen_ai.operation.name': 'generate_content',
+        'gen_ai.output.type': 'text',
+        'gen_ai.provider.name': 'Mock Alpha',
+      });
+      // Media's provider calls run in its job runner, apart from the request that created the job.
+      const imageCall = collector.spans.find(
+        (span) =>
+          span.service === 'media' &&
+          span.name.startsWith('generate_content ') &&
+          span.attributes['gen_ai.output.type'] === 'image',
+      );
+      expect(imageCall).toMatchObject({ kind: 3 });
+      expect(imageCall!.attributes).toMatchObject({
+        'gen_ai.operation.name': 'generate_content',
+        'gen_ai.provider.name': 'Mock Alpha',
+        'gen_ai.request.model': expect.any(String),
+      });
+    });
+  });
+
   it('gives a request without a usable id a new one', async () => {
     expect((await http('GET', `${stack.api}/v1/models`)).headers.get('x-request-id')).toMatch(UUID);
     const refused = await http('GET', `${stack.api}/v1/models`, { headers: { 'x-request-id': 'not ok' } });
@@ -307,9 +368,62 @@ describe('observability (distributed mode)', () => {
     expect(await scrape(inferenceMetrics)).toContain('gw_outbox_unpublished_events{service="inference"} 0');
   });
 
-  it('leaves no secret the test used in any log line', () => {
+  it('leaves no secret the test used in any log line', async () => {
+    // A file upload (a PNG, typed by content) and its download from the presigned URL of the S3 server.
+    const png = Buffer.concat([Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex'), randomBytes(512)]);
+    const form = new FormData();
+    form.append('file', new Blob([png]), 'secret-grep.png');
+    const uploaded = await fetch(`${stack.api}/v1/storage/files`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${org.apiKey}` },
+      body: form,
+    });
+    expect(uploaded.status).toBe(201);
+    const file = (await uploaded.json()) as { id: string; url: string };
+    const listed = await http<{ data: { id: string; url: string }[] }>(
+      'GET',
+      `${stack.api}/v1/storage/files`,
+      {
+        token: org.apiKey,
+      },
+    );
+    expect(listed.status).toBe(200);
+    const again = listed.body.data.find((entry) => entry.id === file.id)!;
+    const download = await fetch(again.url);
+    expect(download.status).toBe(200);
+    expect(Buffer.from(await download.arrayBuffer()).equals(png)).toBe(true);
+    const signatures = [file.url, again.url].map((url) => new URL(url).searchParams.get('X-Amz-Signature'));
+    for (const signature of signatures) expect(signature).toMatch(/^[0-9a-f]{64}$/);
+    // The requests' own log lines are written by now.
+    await expectEventually(() =>
+      expect(
+        stack.apps
+          .get('api-gateway')!
+          .output()
+          .split('\n')
+          .filter((line) => line.includes('AccessLog') && line.includes('/api/v1/storage/files')),
+      ).toHaveLength(2),
+    );
+
+    const databasePassword = decodeURIComponent(new URL(stack.databaseUrl).password);
+    const secrets = {
+      apiKey: org.apiKey,
+      password: org.password,
+      adminToken: ADMIN_TOKEN,
+      jwtSecret: JWT_SECRET,
+      ...(databasePassword ? { databasePassword } : {}),
+      s3SecretKey: stack.objectStore.env['S3_SECRET_ACCESS_KEY'],
+      ...PROVIDER_KEYS,
+      ...Object.fromEntries(
+        signatures.map((signature, i) => [`presignedSignature${i}`, signature as string]),
+      ),
+    };
+    expect(Object.keys(PROVIDER_KEYS)).toEqual(['MOCK_UPSTREAM_API_KEY']);
     const output = [...stack.apps.values()].map((app) => app.output()).join('\n');
-    for (const secret of [org.apiKey, org.password, ADMIN_TOKEN, JWT_SECRET])
-      expect(output).not.toContain(secret);
+    expect(output).toContain('/api/v1/storage/files');
+    for (const [name, secret] of Object.entries(secrets)) {
+      expect(secret).toBeTruthy();
+      expect({ name, leaked: output.includes(secret) }).toEqual({ name, leaked: false });
+    }
   });
 });
