@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { DistributedStack } from './support/distributed-stack';
 import { http, seedOrganization, sseData, type SeededOrganization } from './support/gateway-http';
 import { finalGeneration } from './support/media-api';
+import { pcmWavHeader } from './support/wav';
 import { type CollectedSpan, OtlpCollector } from './support/otlp-collector';
 
 const ADMIN_TOKEN = 'e2e-admin-token-observability';
@@ -202,6 +203,52 @@ describe('observability (distributed mode)', () => {
       expect(modelCall!.attributes['error.type']).toEqual(expect.any(String));
       const request = spans.find((span) => span.name === 'POST /api/v1/chat/completions');
       expect(request!.attributes['http.response.status_code']).toBe(502);
+    });
+  });
+
+  it('traces a transcription and a media generation as GenAI generate_content calls', async () => {
+    const traceId = '0af7651916cd43dd8448eb211c80319c';
+    const traceparent = `00-${traceId}-b7ad6b7169203331-01`;
+    // Half a second of silence.
+    const wav = Buffer.alloc(44 + 16_000);
+    pcmWavHeader(16_000).copy(wav);
+    const transcribed = await http('POST', `${stack.api}/v1/audio/transcriptions`, {
+      token: org.apiKey,
+      headers: { traceparent },
+      body: { file: `data:audio/wav;base64,${wav.toString('base64')}`, model: 'demo/whisper' },
+    });
+    expect(transcribed.status).toBe(200);
+    const image = await http('POST', `${stack.api}/v2/images/generations`, {
+      token: org.apiKey,
+      body: { model: 'demo/image', prompt: 'A traced lighthouse', size: '512x512' },
+    });
+    expect(image.status).toBe(200);
+    await expectEventually(() => {
+      // The transcription's call nests in the client's trace under inference's handling of it.
+      const spans = collector.trace(traceId);
+      const handled = spans.find((span) => span.service === 'inference' && span.name.startsWith('process '));
+      const transcription = spans.find(
+        (span) => span.service === 'inference' && span.name.startsWith('generate_content '),
+      );
+      expect(transcription).toMatchObject({ kind: 3, parentSpanId: handled!.spanId });
+      expect(transcription!.attributes).toMatchObject({
+        'gen_ai.operation.name': 'generate_content',
+        'gen_ai.output.type': 'text',
+        'gen_ai.provider.name': 'Mock Alpha',
+      });
+      // Media's provider calls run in its job runner, apart from the request that created the job.
+      const imageCall = collector.spans.find(
+        (span) =>
+          span.service === 'media' &&
+          span.name.startsWith('generate_content ') &&
+          span.attributes['gen_ai.output.type'] === 'image',
+      );
+      expect(imageCall).toMatchObject({ kind: 3 });
+      expect(imageCall!.attributes).toMatchObject({
+        'gen_ai.operation.name': 'generate_content',
+        'gen_ai.provider.name': 'Mock Alpha',
+        'gen_ai.request.model': expect.any(String),
+      });
     });
   });
 

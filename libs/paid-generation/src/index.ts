@@ -12,3 +12,4 @@ export * from './reservation-leases.service';
 export * from './reserve-request';
 export * from './upstream-failure';
 export * from './upstream-response';
+export * from './model-call-trace';

@@ -8,8 +8,8 @@ import {
   toUpstreamFailure,
   upstreamDomainError,
   type UpstreamFailure,
+  type ModelCallTrace,
 } from '@gw/paid-generation';
-import type { ModelCallTrace } from '../providers/model-call-trace';
 import type { UpstreamAbort } from '../providers/upstream-abort';
 import type { UpstreamStreamEvent, UpstreamUsage } from '../providers/upstream-chat';
 import {

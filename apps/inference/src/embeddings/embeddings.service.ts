@@ -4,7 +4,7 @@ import { EmbeddingList } from '@gw/contracts';
 import type { EmbeddingRpcMessageDto } from '@gw/dto';
 import { costNumber, embeddingCost } from '@gw/pricing';
 import { ModelCatalogue } from '@gw/catalogue';
-import { GenerationBilling, tryProvidersInOrder } from '@gw/paid-generation';
+import { GenerationBilling, traceModelCall, tryProvidersInOrder } from '@gw/paid-generation';
 import {
   embeddingData,
   embeddingInputs,
@@ -13,7 +13,6 @@ import {
   maxEmbeddingCost,
   routesTakingInputs,
 } from './embedding-plan';
-import { traceModelCall } from '../providers/model-call-trace';
 import { OpenAiEmbeddingsAdapter } from './openai-embeddings.adapter';
 
 /**

@@ -12,7 +12,12 @@ import { BLOB_STORE, type BlobStore } from '@gw/platform/blobs';
 import { roundCost, sttCost } from '@gw/pricing';
 import type { CatalogueModel, ModelEndpoint } from '@gw/catalogue';
 import { ModelCatalogue } from '@gw/catalogue';
-import { GenerationBilling, type GenerationHold, tryProvidersInOrder } from '@gw/paid-generation';
+import {
+  GenerationBilling,
+  type GenerationHold,
+  tracedModelCall,
+  tryProvidersInOrder,
+} from '@gw/paid-generation';
 import { audioDuration, AudioDuration } from './audio-duration';
 import { checkTranscriptionParams, transcriptionCapabilities } from './transcription-rules';
 import { billedDuration, transcriptionReply, transcriptionUsage } from './transcription-result';
@@ -49,20 +54,23 @@ export class TranscriptionService {
     checkTranscriptionParams(message.params, model.entry.id, capabilities, duration.stated ?? duration.lower);
     const hold = await this.reserve(message, model, duration);
     const end = await tryProvidersInOrder({ routes: model.routes, attempts: hold.attempts }, (route) =>
-      this.upstream.transcribe({
-        baseUrl: route.baseUrl,
-        apiKey: route.apiKey,
-        upstreamModel: route.upstreamModel,
-        audio,
-        filename: message.audio.filename,
-        mimeType: AUDIO_MIME_TYPES[message.audio.format],
-        params: message.params,
-        upstreamFormat: capabilities.diarizing
-          ? 'diarized_json'
-          : message.params.include?.length
-            ? 'json'
-            : 'verbose_json',
-      }),
+      // Speech to text: GenAI's conventions have no narrower operation than generate_content for it.
+      tracedModelCall('generate_content', route, { output_type: 'text' }, () =>
+        this.upstream.transcribe({
+          baseUrl: route.baseUrl,
+          apiKey: route.apiKey,
+          upstreamModel: route.upstreamModel,
+          audio,
+          filename: message.audio.filename,
+          mimeType: AUDIO_MIME_TYPES[message.audio.format],
+          params: message.params,
+          upstreamFormat: capabilities.diarizing
+            ? 'diarized_json'
+            : message.params.include?.length
+              ? 'json'
+              : 'verbose_json',
+        }),
+      ),
     );
     if (end.outcome === 'exhausted') throw await hold.fail(end.failure);
     const { route, value: upstream } = end;

@@ -1,6 +1,12 @@
 import { type OnApplicationShutdown } from '@nestjs/common';
 import type { ProviderRoute } from '@gw/catalogue';
-import { toUpstreamFailure, UpstreamFailure, upstreamJson, upstreamStatusFailure } from '@gw/paid-generation';
+import {
+  toUpstreamFailure,
+  tracedModelCall,
+  UpstreamFailure,
+  upstreamJson,
+  upstreamStatusFailure,
+} from '@gw/paid-generation';
 import type { Readable } from 'node:stream';
 import { Agent, type Dispatcher, request } from 'undici';
 
@@ -70,7 +76,18 @@ export class MediaProviderClient implements OnApplicationShutdown {
     this.agent = new Agent({ keepAliveTimeout: 30_000, connections: 64 });
   }
 
-  async generateImages(
+  /** Each model call (images, speech, a video job's creation) is a GenAI `generate_content` span when tracing is on. */
+  generateImages(
+    route: ProviderRoute,
+    params: Record<string, unknown>,
+    format: string,
+  ): Promise<ProviderImages> {
+    return tracedModelCall('generate_content', route, { output_type: 'image' }, () =>
+      this.images(route, params, format),
+    );
+  }
+
+  private async images(
     route: ProviderRoute,
     params: Record<string, unknown>,
     format: string,
@@ -109,8 +126,14 @@ export class MediaProviderClient implements OnApplicationShutdown {
     };
   }
 
-  /** Speech as the provider answers it: the audio bytes, streamed. */
-  async speak(
+  /** Speech as the provider answers it: the audio bytes, streamed (the span ends with the answer's headers). */
+  speak(route: ProviderRoute, params: Record<string, unknown>, format: string): Promise<ProviderDownload> {
+    return tracedModelCall('generate_content', route, { output_type: 'speech' }, () =>
+      this.speech(route, params, format),
+    );
+  }
+
+  private async speech(
     route: ProviderRoute,
     params: Record<string, unknown>,
     format: string,
@@ -131,12 +154,14 @@ export class MediaProviderClient implements OnApplicationShutdown {
     seconds: number,
     size: string,
   ): Promise<ProviderVideoJob> {
-    return this.videoJob(route, 'POST', '/videos', {
-      model: route.upstreamModel,
-      prompt,
-      seconds: String(seconds),
-      size,
-    });
+    return tracedModelCall('generate_content', route, {}, () =>
+      this.videoJob(route, 'POST', '/videos', {
+        model: route.upstreamModel,
+        prompt,
+        seconds: String(seconds),
+        size,
+      }),
+    );
   }
 
   extendVideo(
@@ -145,15 +170,19 @@ export class MediaProviderClient implements OnApplicationShutdown {
     prompt: string,
     seconds: number,
   ): Promise<ProviderVideoJob> {
-    return this.videoJob(route, 'POST', '/videos/extensions', {
-      video: { id: videoId },
-      prompt,
-      seconds: String(seconds),
-    });
+    return tracedModelCall('generate_content', route, {}, () =>
+      this.videoJob(route, 'POST', '/videos/extensions', {
+        video: { id: videoId },
+        prompt,
+        seconds: String(seconds),
+      }),
+    );
   }
 
   upscaleVideo(route: ProviderRoute, videoId: string, resolution: '1080p' | '4k'): Promise<ProviderVideoJob> {
-    return this.videoJob(route, 'POST', '/videos/upscales', { video: { id: videoId }, resolution });
+    return tracedModelCall('generate_content', route, {}, () =>
+      this.videoJob(route, 'POST', '/videos/upscales', { video: { id: videoId }, resolution }),
+    );
   }
 
   retrieveVideo(route: ProviderRoute, videoId: string): Promise<ProviderVideoJob> {
