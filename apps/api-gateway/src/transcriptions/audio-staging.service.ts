@@ -123,7 +123,11 @@ export class AudioStagingService {
         done(audioTooLarge());
       },
     });
-    body.once('error', (err) => counted.destroy(err));
+    let bodyBroke = false;
+    body.once('error', (err) => {
+      bodyBroke = true;
+      counted.destroy(err);
+    });
     const format = detectAudioFormat(head);
     if (!format) {
       // Counted all the same: a file too large is a 413 whatever it holds.
@@ -140,9 +144,11 @@ export class AudioStagingService {
     try {
       await this.blobs.put(key, body.pipe(counted), AUDIO_MIME_TYPES[format]);
     } catch (err) {
-      throw err instanceof DomainError
-        ? err
-        : new DomainError('invalid_request', 'The upload was cut off', 'file');
+      if (err instanceof DomainError) throw err;
+      if (bodyBroke) throw new DomainError('invalid_request', 'The upload was cut off', 'file');
+      // The client's audio was whole: the blob store failed it, which the client can only retry later.
+      this.logger.warn(`Audio not staged: ${(err as Error).message}`);
+      throw new DomainError('service_unavailable', 'The file store is unavailable; retry later');
     }
     return { key, size, filename: filename.slice(0, 255), format };
   }
