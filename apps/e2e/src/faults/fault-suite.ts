@@ -1,7 +1,7 @@
 import { DistributedStack } from '../support/distributed-stack';
 import { DatabaseLink } from './database-link';
 import { http, seedOrganization } from '../support/gateway-http';
-import { audit, type AuditReport } from './audit';
+import { audit, type AuditReport, type AuditTarget } from './audit';
 import {
   type Outcome,
   REQUEST_BOUND_MS,
@@ -13,6 +13,22 @@ import {
 
 const ADMIN_TOKEN = 'faults-admin-token-0123456789';
 export const CREDIT = '1000.00';
+
+/** What the audit reads of one row's organization, through the gateway at `api`. */
+export function auditTarget(
+  stack: DistributedStack,
+  api: string,
+  org: { apiKey: string; organizationId: string },
+): AuditTarget {
+  return {
+    databaseUrl: stack.databaseUrl,
+    objectStore: stack.objectStore,
+    api,
+    apiKey: org.apiKey,
+    organizationId: org.organizationId,
+    credit: CREDIT,
+  };
+}
 /** How long the traffic runs before the fault, and at least after it ended. */
 const WARM_MS = 2_500;
 const AFTER_MS = 3_000;
@@ -187,18 +203,7 @@ export async function runRow(
   await Promise.all(context.restarts);
 
   const outcomes = traffic.outcomes;
-  const report: AuditReport = await audit(
-    {
-      databaseUrl: stack.databaseUrl,
-      objectStore: stack.objectStore,
-      api: rotation[0],
-      apiKey: org.apiKey,
-      organizationId: org.organizationId,
-      credit: CREDIT,
-    },
-    outcomes,
-    SETTLE_MS,
-  );
+  const report: AuditReport = await audit(auditTarget(stack, rotation[0], org), outcomes, SETTLE_MS);
   const checked = (await row.check?.(outcomes, context, before)) ?? { problems: [], note: '' };
   const own = [...checked.problems];
   // Reconnected by themselves: each gateway's readiness (NATS and the blob store) answers 200 again.

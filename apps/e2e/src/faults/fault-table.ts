@@ -3,6 +3,7 @@ import { seedOrganization } from '../support/gateway-http';
 import { audit, finalSweepAudit, query, setObject } from './audit';
 import {
   ADMIN_TOKEN,
+  auditTarget,
   CREDIT,
   type FaultRow,
   faultStack,
@@ -82,14 +83,7 @@ export function describeFaultTable(title: string, rows: FaultRow[], options: Fau
       traffic.start();
       await new Promise((resolve) => setTimeout(resolve, 3_000));
       await traffic.stop();
-      const target = {
-        databaseUrl: stack.databaseUrl,
-        objectStore: stack.objectStore,
-        api: rotation[0],
-        apiKey: org.apiKey,
-        organizationId: org.organizationId,
-        credit: CREDIT,
-      };
+      const target = auditTarget(stack, rotation[0], org);
       const clean = await audit(target, traffic.outcomes, 30_000);
       expect({ lost: clean.lost, doubleCharged: clean.doubleCharged, problems: clean.problems }).toEqual({
         lost: [],
