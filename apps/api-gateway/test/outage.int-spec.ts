@@ -2,47 +2,13 @@ import { type INestApplication, type INestMicroservice } from '@nestjs/common';
 // The test runs the real auth service beside the gateway, as the embedded app composes them.
 import { AUTH_QUEUE, AuthEnv, AuthModule } from '@gw/app-auth';
 import { startService, type TransportOptions } from '@gw/platform';
-import { createTestDatabase, startTestNats, type TestDatabase, type TestNats } from '@gw/testing';
+import { createTestDatabase, startTestNats, TcpLink, type TestDatabase, type TestNats } from '@gw/testing';
 import { randomUUID } from 'node:crypto';
-import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { ApiGatewayEnv, createApiGatewayApp } from '../src/api-gateway.module';
 
 const JWT_SECRET = 'gateway-outage-int-spec-secret-42';
 const ADMIN_TOKEN = 'admin-token-of-the-outage-int-spec';
 const silent = { log: () => undefined, error: () => undefined, warn: () => undefined };
-
-/** A TCP relay in front of the real PostgreSQL, so the test can take the database away from the service. */
-class DatabaseLink {
-  private readonly sockets = new Set<Socket>();
-  private readonly server: Server;
-
-  private constructor(target: URL) {
-    this.server = createServer((client) => {
-      const upstream = createConnection(Number(target.port || 5432), target.hostname);
-      for (const socket of [client, upstream]) {
-        this.sockets.add(socket);
-        socket.on('close', () => this.sockets.delete(socket));
-        socket.on('error', () => socket.destroy());
-      }
-      client.pipe(upstream).pipe(client);
-    });
-  }
-
-  static async open(databaseUrl: string): Promise<{ link: DatabaseLink; url: string }> {
-    const target = new URL(databaseUrl);
-    const link = new DatabaseLink(target);
-    await new Promise<void>((resolve) => link.server.listen(0, '127.0.0.1', resolve));
-    const relayed = new URL(databaseUrl);
-    relayed.host = `127.0.0.1:${(link.server.address() as { port: number }).port}`;
-    return { link, url: relayed.toString() };
-  }
-
-  /** Every connection dropped and no new one accepted: what the service sees of a database outage. */
-  cut(): Promise<void> {
-    for (const socket of this.sockets) socket.destroy();
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-}
 
 interface Reply {
   status: number;
@@ -54,7 +20,8 @@ describe('the gateway when a dependency is down', () => {
   let db: TestDatabase;
   let nats: TestNats;
   let lonelyNats: TestNats;
-  let link: DatabaseLink;
+  // The database behind a relay, so the test can take it away from the service.
+  let link: TcpLink;
   let auth: INestMicroservice;
   let gateway: INestApplication;
   let lonelyGateway: INestApplication;
@@ -66,11 +33,11 @@ describe('the gateway when a dependency is down', () => {
       startTestNats(),
       startTestNats(),
     ]);
-    const relayed = await DatabaseLink.open(db.url);
-    link = relayed.link;
+    const target = new URL(db.url);
+    link = await TcpLink.open(target.hostname, Number(target.port || 5432));
     const transport: TransportOptions = { kind: 'nats', servers: nats.url, rpcTimeoutMs: 5_000 };
     const authEnv = Object.assign(new AuthEnv(), {
-      DATABASE_URL: relayed.url,
+      DATABASE_URL: link.relay(db.url),
       JWT_SECRET,
       PASSWORD_HASH_COST: 14,
     });
