@@ -19,6 +19,7 @@ import { RpcClient, validationErrorToDomainError } from '@gw/platform';
 import { BLOB_STORE, type BlobStore, uploadSlotBound } from '@gw/platform/blobs';
 import type { Request } from 'express';
 import { type Readable } from 'node:stream';
+import { ClientBodyWatch } from '../http/client-body-watch';
 import { findJsonHazard } from '../http/json-hazards';
 import { peek } from '../http/stream-peek';
 
@@ -124,21 +125,13 @@ export class StoredFileUploadService {
       );
     const slot = await this.rpc.request(StorageContracts.beginUpload, { principal });
     const bounded = body.pipe(uploadSlotBound(slot));
-    let bodyBroke = false;
-    body.once('error', (err) => {
-      bodyBroke = true;
-      bounded.destroy(err);
-    });
+    const watch = new ClientBodyWatch(body, bounded);
     try {
       const { size } = await this.blobs.put(slot.objectKey, bounded, media.mimeType);
       return { slot, media, size };
     } catch (err) {
       await this.abort(principal, slot);
-      if (err instanceof DomainError) throw err;
-      if (bodyBroke) throw new DomainError('invalid_request', 'The upload was cut off', 'file');
-      // The client's body was whole: the blob store failed it, which the client can only retry later.
-      this.logger.warn(`Upload ${slot.fileId} not written: ${(err as Error).message}`);
-      throw new DomainError('service_unavailable', 'The file store is unavailable; retry later');
+      throw watch.failure(err, this.logger, `Upload ${slot.fileId}`);
     }
   }
 

@@ -5,6 +5,7 @@ import { AUDIO_MIME_TYPES, detectAudioFormat, MAX_AUDIO_BYTES } from '@gw/dto';
 import { BLOB_STORE, type BlobStore, transientBlobKey } from '@gw/platform/blobs';
 import type { Request } from 'express';
 import { Readable, Transform } from 'node:stream';
+import { ClientBodyWatch } from '../http/client-body-watch';
 import { peek } from '../http/stream-peek';
 
 /** known_speaker_references travel as data URL fields, so a field may hold a few megabytes. */
@@ -123,11 +124,7 @@ export class AudioStagingService {
         done(audioTooLarge());
       },
     });
-    let bodyBroke = false;
-    body.once('error', (err) => {
-      bodyBroke = true;
-      counted.destroy(err);
-    });
+    const watch = new ClientBodyWatch(body, counted);
     const format = detectAudioFormat(head);
     if (!format) {
       // Counted all the same: a file too large is a 413 whatever it holds.
@@ -144,11 +141,7 @@ export class AudioStagingService {
     try {
       await this.blobs.put(key, body.pipe(counted), AUDIO_MIME_TYPES[format]);
     } catch (err) {
-      if (err instanceof DomainError) throw err;
-      if (bodyBroke) throw new DomainError('invalid_request', 'The upload was cut off', 'file');
-      // The client's audio was whole: the blob store failed it, which the client can only retry later.
-      this.logger.warn(`Audio not staged: ${(err as Error).message}`);
-      throw new DomainError('service_unavailable', 'The file store is unavailable; retry later');
+      throw watch.failure(err, this.logger, 'Staged audio');
     }
     return { key, size, filename: filename.slice(0, 255), format };
   }
