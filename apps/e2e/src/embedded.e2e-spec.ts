@@ -5,9 +5,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { Client } from 'pg';
 import { type AppProcess, startApp } from './support/app-process';
 import { http, seedOrganization, sseData } from './support/gateway-http';
-import { removeEmbeddedData } from './support/embedded-data';
+import { embeddedCluster, removeEmbeddedData } from './support/embedded-data';
 
 const run = promisify(execFile);
 /** What the embedded mode credits the demo organization with on first start. */
@@ -277,6 +278,20 @@ describe('embedded mode (npm start)', () => {
       nullable: true,
     });
     expect(doc.components.schemas.EmbeddingRequestDto.properties.dimensions.type).toBe('integer');
+  });
+
+  it('runs its PostgreSQL with 32 MB of shared buffers', async () => {
+    const { port } = embeddedCluster(dataDir);
+    const client = new Client({
+      connectionString: `postgresql://postgres:gateway@127.0.0.1:${port}/gateway`,
+    });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ shared_buffers: string }>('SHOW shared_buffers');
+      expect(rows[0].shared_buffers).toBe('32MB');
+    } finally {
+      await client.end();
+    }
   });
 
   it('keeps the demo key across a restart', async () => {
