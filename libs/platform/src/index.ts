@@ -8,7 +8,6 @@ export * from './bootstrap/http-drain';
 export * from './bootstrap/http-listen';
 export * from './bootstrap/start-service';
 export * from './bootstrap/startup-failure';
-export * from './bootstrap/heap-growth';
 export * from './env/base-env';
 export * from './env/load-env';
 export * from './errors/http-error.filter';

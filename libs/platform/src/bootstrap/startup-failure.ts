@@ -1,14 +1,11 @@
 import { StartupError } from '../env/load-env';
-import { limitHeapGrowth } from './heap-growth';
 
 /**
  * Runs an app's start-up so that every failure ends in one line on stderr saying what failed, and
  * exit code 1. A StartupError is a problem the operator can fix, so its message is the line; any
- * other error is a bug, so its stack is printed first and the line names the app. The heap's growth
- * is bounded before the app starts (`limitHeapGrowth`).
+ * other error is a bug, so its stack is printed first and the line names the app.
  */
 export function runMain(app: string, main: () => Promise<void>): void {
-  limitHeapGrowth();
   main().catch((err: unknown) => {
     if (!(err instanceof StartupError) && err instanceof Error && err.stack) console.error(err.stack);
     console.error(startupFailureLine(app, err));
