@@ -31,7 +31,7 @@ export interface PostgresServer {
  * mode's memory under load, for a database whose working set of a demo or a small team fits in far
  * less; the operating system's page cache still holds the rest (decision 190).
  */
-export const SHARED_BUFFERS = '32MB';
+const SHARED_BUFFERS = '32MB';
 
 /**
  * Starts `postgres` on 127.0.0.1:`port` only (no Unix socket) and resolves once it accepts
