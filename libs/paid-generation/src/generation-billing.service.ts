@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { BillingContracts, DomainError, GenerationFinishedEvent } from '@gw/contracts';
+import { BillingContracts, DomainError, GenerationFinishedEvent, reserveAmountsHold } from '@gw/contracts';
 import { RpcClient } from '@gw/platform';
 import { costString } from '@gw/pricing';
 import Decimal from 'decimal.js';
@@ -93,10 +93,10 @@ export class GenerationBilling {
   async open(context: GenerationContext, amounts: HoldAmounts): Promise<GenerationHold> {
     let reserved: Decimal;
     try {
-      const reservation = await this.rpc.request(
-        BillingContracts.reserve,
-        reserveRequest(context, amounts.maxAmount, amounts.minAmount),
-      );
+      const request = reserveRequest(context, amounts.maxAmount, amounts.minAmount);
+      const reservation = await this.rpc.request(BillingContracts.reserve, request, {
+        builtByCaller: reserveAmountsHold(request),
+      });
       reserved = new Decimal(reservation.reservedAmount);
     } catch (err) {
       const error =

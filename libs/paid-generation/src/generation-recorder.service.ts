@@ -1,6 +1,11 @@
 import { Injectable, Logger, OnApplicationShutdown, Optional } from '@nestjs/common';
-import { BillingEvents, GenerationFinishedEvent, type GenerationUndeliveredEvent } from '@gw/contracts';
-import { AppMetrics, DurableEvents, groupCommit, type MicroBatcher } from '@gw/platform';
+import {
+  BillingEvents,
+  GenerationFinishedEvent,
+  type GenerationUndeliveredEvent,
+  generationFinishedBoundsHold,
+} from '@gw/contracts';
+import { AppMetrics, DurableEvents, type EventDelivery, groupCommit, type MicroBatcher } from '@gw/platform';
 import {
   type FinishedGeneration,
   GenerationOutboxRepository,
@@ -63,6 +68,7 @@ export class GenerationRecorder implements OnApplicationShutdown {
       subject: BillingEvents.generationFinished.subject,
       payload: event,
     };
+    const delivery: EventDelivery = { builtByCaller: generationFinishedBoundsHold(event) };
     try {
       await this.saving.submit({
         organizationId: event.organizationId,
@@ -75,10 +81,10 @@ export class GenerationRecorder implements OnApplicationShutdown {
       this.logger.error(
         `Event ${event.generationId} not stored, publishing directly: ${(err as Error).message}`,
       );
-      await this.events.publish(BillingEvents.generationFinished, event, event.generationId);
+      await this.events.publish(BillingEvents.generationFinished, event, event.generationId, delivery);
       return;
     }
-    this.publishInBackground(event.organizationId, message);
+    this.publishInBackground(event.organizationId, message, delivery);
   }
 
   /**
@@ -96,8 +102,12 @@ export class GenerationRecorder implements OnApplicationShutdown {
     this.publishInBackground(event.organizationId, message);
   }
 
-  private publishInBackground(organizationId: string, message: OutboxMessage): void {
-    const publishing = this.publish(organizationId, message);
+  private publishInBackground(
+    organizationId: string,
+    message: OutboxMessage,
+    delivery?: EventDelivery,
+  ): void {
+    const publishing = this.publish(organizationId, message, delivery);
     this.publishing.add(publishing);
     void publishing.finally(() => this.publishing.delete(publishing));
   }
@@ -106,13 +116,17 @@ export class GenerationRecorder implements OnApplicationShutdown {
     await Promise.all(this.publishing);
   }
 
-  /** Publishes one stored event; JetStream deduplicates by its message id, billing is idempotent by the generation. */
-  async publish(organizationId: string, message: OutboxMessage): Promise<boolean> {
+  /**
+   * Publishes one stored event; JetStream deduplicates by its message id, billing is idempotent by the
+   * generation. Only the event this process just built says so (`delivery`): one the relay read back
+   * may have been written by another version, and is validated where it arrives.
+   */
+  async publish(organizationId: string, message: OutboxMessage, delivery?: EventDelivery): Promise<boolean> {
     const { messageId, subject } = message;
     try {
       const contract = OUTBOX_EVENTS.get(subject);
       if (!contract) throw new Error(`No event is published on ${subject}`);
-      await this.events.publish(contract, message.payload as object, messageId);
+      await this.events.publish(contract, message.payload as object, messageId, delivery);
       await this.marking.submit({ organizationId, messageId });
       return true;
     } catch (err) {

@@ -38,6 +38,7 @@ export class EmbeddingsController {
       response,
       EmbeddingsContracts.create,
       { principal, body, generationId: newGenerationId() },
+      { fromValidatedBody: true },
     );
   }
 }

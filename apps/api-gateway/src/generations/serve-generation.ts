@@ -29,6 +29,8 @@ export interface GenerationCalls {
   undelivered: UndeliveredGenerations;
 }
 
+const FROM_VALIDATED_BODY: GenerationMessageOrigin = { fromValidatedBody: true };
+
 /** Every generation message names its caller and carries the id the gateway chose for it. */
 interface GenerationMessage {
   principal: Principal;
@@ -56,6 +58,15 @@ function onceUnanswered(calls: GenerationCalls, response: Response, payload: Gen
 }
 
 /**
+ * How the gateway built a generation's message: `fromValidatedBody` when it is the principal, ids
+ * and a body its DTO validated at the edge, which the service then takes without validating again
+ * in the same process (decision 191).
+ */
+export interface GenerationMessageOrigin {
+  fromValidatedBody: boolean;
+}
+
+/**
  * One plain generation call (chat, embeddings, transcriptions), bounded by the whole-call timeout
  * and by the idle timeout on its heartbeats; an unanswered call is reported undelivered.
  */
@@ -64,12 +75,14 @@ export async function requestGeneration<Message extends GenerationMessage, Answe
   response: Response,
   contract: RpcContract<Message, Answer>,
   payload: Message,
+  origin: GenerationMessageOrigin,
 ): Promise<Answer> {
   const unanswered = onceUnanswered(calls, response, payload);
   try {
     const answer = await calls.rpc.request(contract, payload, {
       timeoutMs: GENERATION_RPC_TIMEOUT_MS,
       idleTimeoutMs: GENERATION_IDLE_TIMEOUT_MS,
+      builtByCaller: origin.fromValidatedBody,
     });
     noteAnswerCost(response, answer);
     return answer;
@@ -82,7 +95,8 @@ export async function requestGeneration<Message extends GenerationMessage, Answe
 /**
  * Runs a generation for an HTTP client: streamed as Server-Sent Events, or answered as JSON once
  * it is done. Either way a client that leaves before the end cancels it, and a call left
- * unanswered is reported undelivered.
+ * unanswered is reported undelivered. Its message is the principal, ids and the body its route's
+ * DTO validated.
  */
 export async function serveGeneration<Message extends GenerationMessage, Answer, Event>(
   calls: GenerationCalls,
@@ -95,13 +109,16 @@ export async function serveGeneration<Message extends GenerationMessage, Answer,
   const payload = message(generationId);
   const cancel = () => cancelGeneration(calls.rpc, generationId);
   if (streamed) {
-    const events = calls.rpc.stream(route.events, payload, { idleTimeoutMs: GENERATION_IDLE_TIMEOUT_MS });
+    const events = calls.rpc.stream(route.events, payload, {
+      idleTimeoutMs: GENERATION_IDLE_TIMEOUT_MS,
+      builtByCaller: true,
+    });
     return relayServerSentEvents(events, response, route.framing, {
       onAbandoned: cancel,
       onFailed: onceUnanswered(calls, response, payload),
     });
   }
   cancelWhenAbandoned(response, cancel);
-  const answer = await requestGeneration(calls, response, route.answer, payload);
+  const answer = await requestGeneration(calls, response, route.answer, payload, FROM_VALIDATED_BODY);
   if (!response.writableEnded && !response.destroyed) response.status(200).json(answer);
 }

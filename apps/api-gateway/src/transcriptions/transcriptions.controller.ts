@@ -101,6 +101,8 @@ export class TranscriptionsController {
         response,
         TranscriptionContracts.transcribe,
         request,
+        // Built from form fields and a staged file, not from a DTO's body: the service validates it.
+        { fromValidatedBody: false },
       );
       if (reply.contentType === 'application/json') {
         response.status(200).json(reply.result);

@@ -436,6 +436,51 @@ export class GenerationFinishedEvent {
   completedAt!: string | null;
 }
 
+/** A count or a duration an integer column holds. */
+function isInt4Count(value: number): boolean {
+  return Number.isInteger(value) && value >= 0 && value <= MAX_INT4;
+}
+
+/** A token count as TokenUsage takes it. */
+function isTokenCount(value: unknown): boolean {
+  return Number.isInteger(value) && (value as number) >= 0;
+}
+
+function usageCountsHold(usage: TokenUsage | null): boolean {
+  if (usage === null) return true;
+  const { prompt_tokens_details, completion_tokens_details, server_tool_use } = usage;
+  return (
+    isTokenCount(usage.prompt_tokens) &&
+    isTokenCount(usage.completion_tokens) &&
+    isTokenCount(usage.total_tokens) &&
+    [prompt_tokens_details, completion_tokens_details, server_tool_use].every(
+      (details) => details === undefined || Object.values(details).every(isTokenCount),
+    )
+  );
+}
+
+/**
+ * The bounds of a GenerationFinishedEvent its TypeScript type cannot promise: a cost numeric(20,8)
+ * holds, durations and an attempt count an integer column holds, whole token counts. Its producer
+ * checks them where it builds the event; an event that keeps them is not validated again by billing
+ * in the same process, one that does not is, and is refused there as before (decision 191).
+ */
+export function generationFinishedBoundsHold(event: GenerationFinishedEvent): boolean {
+  return (
+    isRecordableMoney(event.cost) &&
+    [event.generationTimeMs, event.latencyMs, event.queueTimeMs].every(
+      (duration) => duration === null || isInt4Count(duration),
+    ) &&
+    isInt4Count(event.attemptsCount) &&
+    usageCountsHold(event.usage)
+  );
+}
+
+/** The bounds of a ReserveCreditRequest its type cannot promise: both amounts service decimals (decision 191). */
+export function reserveAmountsHold(request: ReserveCreditRequest): boolean {
+  return isServiceDecimal(request.maxAmount) && isServiceDecimal(request.minAmount);
+}
+
 /** Error code of the history entry of a generation whose answer the gateway could not deliver: not charged, or refunded. */
 export const GENERATION_UNDELIVERED_ERROR_CODE = 'UNDELIVERED';
 

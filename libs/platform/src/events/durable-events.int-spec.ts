@@ -66,6 +66,13 @@ describe('JetStream durable events', () => {
       { id: 'refused', n: 'one' } as unknown as FactEvent,
       `${suffix}-refused`,
     );
+    // A publisher's word that it built the event does not cross NATS: the consumer validates it.
+    await publisher.publish(
+      BatchedFact,
+      { id: 'refused-though-built', n: 'one' } as unknown as FactEvent,
+      `${suffix}-refused-though-built`,
+      { builtByCaller: true },
+    );
 
     const batches: string[][] = [];
     const done: string[] = [];
@@ -167,6 +174,36 @@ describe('in-process durable events', () => {
     await events.publish(Fact, { id: 'bad', n: 'one' } as unknown as FactEvent);
     await events.publish(Fact, { id: 'good', n: 1 });
     expect(seen).toEqual(['good']);
+  });
+
+  it('hands on an event its publisher built without validating it again, and validates the same event read back from elsewhere', async () => {
+    // An event no contract would accept shows which path validated: only a built one gets through unchecked.
+    const unchecked = { id: 'built', n: 'one' } as unknown as FactEvent;
+    const events = new InProcessDurableEvents(new InProcessBus());
+    const seen: unknown[] = [];
+    await events.subscribe(Fact, 'billing', async (event) => {
+      seen.push(event);
+    });
+    const batched: unknown[] = [];
+    await events.subscribeBatches(
+      BatchedFact,
+      'billing',
+      async (batch) => {
+        batched.push(...batch);
+        return batch.map(() => ({ ok: true, value: undefined }));
+      },
+      { maxItems: 10, maxWaitMs: 5 },
+    );
+
+    await events.publish(Fact, unchecked, 'built', { builtByCaller: true });
+    await events.publish(Fact, unchecked, 'relayed');
+    await events.publish(BatchedFact, unchecked, 'built', { builtByCaller: true });
+    await events.publish(BatchedFact, unchecked, 'relayed');
+
+    expect(seen).toEqual([{ id: 'built', n: 'one' }]);
+    expect(batched).toEqual([{ id: 'built', n: 'one' }]);
+    // The subscriber got the bus's copy, not the publisher's object.
+    expect(seen[0]).not.toBe(unchecked);
   });
 
   it('hands the events published at the same time over as one batch and fails only the publish of a failed one', async () => {

@@ -11,7 +11,7 @@ import {
 } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { type BatchOutcome, MicroBatcher } from '../batching/micro-batcher';
-import { type InProcessBus } from '../transport/in-process-bus';
+import { type EventDelivery, type InProcessBus } from '../transport/in-process-bus';
 import { type NatsAuth } from '../transport/transport-options';
 import { MessageValidationPipe } from '../validation/message-validation.pipe';
 
@@ -104,6 +104,7 @@ export abstract class DurableEvents {
     contract: DurableEventContract<Event>,
     event: Event,
     messageId: string,
+    delivery?: EventDelivery,
   ): Promise<void>;
   abstract subscribe<Event extends object>(
     contract: DurableEventContract<Event>,
@@ -157,6 +158,8 @@ export class JetStreamDurableEvents extends DurableEvents implements OnApplicati
     contract: DurableEventContract<Event>,
     event: Event,
     messageId: string,
+    // A publisher's word that it built the event stays in its process: the consumer validates it.
+    _delivery?: EventDelivery,
   ): Promise<void> {
     const js = await this.client();
     await js.publish(contract.subject, JSON.stringify(event), { msgID: messageId });
@@ -315,8 +318,13 @@ export class InProcessDurableEvents extends DurableEvents {
     super();
   }
 
-  async publish<Event extends object>(contract: DurableEventContract<Event>, event: Event): Promise<void> {
-    const delivered = await this.bus.publish(`durable:${contract.subject}`, event);
+  async publish<Event extends object>(
+    contract: DurableEventContract<Event>,
+    event: Event,
+    _messageId?: string,
+    delivery: EventDelivery = {},
+  ): Promise<void> {
+    const delivered = await this.bus.publish(`durable:${contract.subject}`, event, delivery);
     if (delivered === 0) throw new Error(`No consumer is subscribed to ${contract.subject}`);
   }
 

@@ -20,6 +20,28 @@ export interface RequestDelivery {
    * largest cost of a streamed answer.
    */
   framesByReference?: boolean;
+  /** The caller built the message itself: see `builtByItsCaller`. */
+  builtByCaller?: boolean;
+}
+
+/** How an event crosses the bus. */
+export interface EventDelivery {
+  /** The publisher built the event itself: see `builtByItsCaller`. */
+  builtByCaller?: boolean;
+}
+
+/** The copies the bus delivered of messages their senders built (decision 191). */
+const builtByCallers = new WeakSet<object>();
+
+/**
+ * Whether this object is the bus's copy of a message its sender built itself, from values it
+ * validated where they entered (an HTTP body, a stored row) or computed, and whose bounds it
+ * checked where it built them. Such a message is not validated again on arrival: in one process the
+ * handler runs the same code the sender was tested with. On NATS nothing is marked, so a message
+ * from another process (another version, perhaps) is always validated.
+ */
+export function builtByItsCaller(message: unknown): boolean {
+  return typeof message === 'object' && message !== null && builtByCallers.has(message);
 }
 
 /**
@@ -61,13 +83,13 @@ export class InProcessBus {
     const deliver = delivery.framesByReference
       ? reply
       : (packet: ReplyPacket) => reply(roundTrip(packet) as ReplyPacket);
-    return handlers[turn](roundTrip(data), deliver);
+    return handlers[turn](copyOf(data, delivery.builtByCaller === true), deliver);
   }
 
   /** Delivers an event to every handler and resolves when all of them have finished. */
-  async publish(subject: string, data: unknown): Promise<number> {
+  async publish(subject: string, data: unknown, delivery: EventDelivery = {}): Promise<number> {
     const handlers = this.eventHandlers.get(subject) ?? [];
-    await Promise.all(handlers.map((handler) => handler(roundTrip(data))));
+    await Promise.all(handlers.map((handler) => handler(copyOf(data, delivery.builtByCaller === true))));
     return handlers.length;
   }
 
@@ -99,6 +121,13 @@ export class InProcessBus {
       );
     };
   }
+}
+
+/** A message as the handler receives it: a wire copy, marked when its sender built it. */
+function copyOf(message: unknown, builtByCaller: boolean): unknown {
+  const copy = roundTrip(message);
+  if (builtByCaller && typeof copy === 'object' && copy !== null) builtByCallers.add(copy);
+  return copy;
 }
 
 function roundTrip(value: unknown): unknown {

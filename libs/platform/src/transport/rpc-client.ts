@@ -45,11 +45,18 @@ export interface RpcCallOptions {
    * while `timeoutMs` still bounds the whole call.
    */
   idleTimeoutMs?: number;
+  /**
+   * The caller built the message from values validated where they entered and bounds it checked:
+   * a handler in the same process takes it without validating it again (decision 191).
+   */
+  builtByCaller?: boolean;
 }
 
 export interface StreamCallOptions {
   /** Longest wait for the first frame and between two frames (a heartbeat counts, and is not passed on). */
   idleTimeoutMs?: number;
+  /** As `RpcCallOptions.builtByCaller`. */
+  builtByCaller?: boolean;
 }
 
 /**
@@ -95,7 +102,7 @@ export class RpcClient implements OnApplicationShutdown {
   ): Promise<Response> {
     const limit = options.timeoutMs ?? this.options.rpcTimeoutMs;
     const answer = firstValueFrom(
-      this.send<Response>(contract.subject, payload).pipe(
+      this.send<Response>(contract.subject, payload, { builtByCaller: options.builtByCaller }).pipe(
         this.responders?.watching(contract.subject) ?? identity,
         this.overTheBus(idleTimeout(Math.min(limit, options.idleTimeoutMs ?? limit))),
         this.overTheBus(filter((frame) => !isHeartbeat(frame))),
@@ -114,10 +121,11 @@ export class RpcClient implements OnApplicationShutdown {
   ): Observable<Chunk> {
     const wire = this.wire;
     if (wire.kind === 'in-process' && tracer() === null) {
-      return this.streamInProcess<Chunk>(wire.bus, contract.subject, payload);
+      return this.streamInProcess<Chunk>(wire.bus, contract.subject, payload, options.builtByCaller);
     }
     const limit = options.idleTimeoutMs ?? this.options.rpcTimeoutMs;
-    return this.send<Chunk>(contract.subject, payload, { framesByReference: true }).pipe(
+    const delivery = { framesByReference: true, builtByCaller: options.builtByCaller };
+    return this.send<Chunk>(contract.subject, payload, delivery).pipe(
       this.responders?.watching(contract.subject) ?? identity,
       this.overTheBus(idleTimeout(limit)),
       this.overTheBus(filter((frame) => !isHeartbeat(frame))),
@@ -140,7 +148,12 @@ export class RpcClient implements OnApplicationShutdown {
    * (by reference, decision 179), a failure as a DomainError, and the call's duration recorded at
    * its end. A streamed answer crossed five operators per token here (decision 185).
    */
-  private streamInProcess<Chunk>(bus: InProcessBus, subject: string, payload: object): Observable<Chunk> {
+  private streamInProcess<Chunk>(
+    bus: InProcessBus,
+    subject: string,
+    payload: object,
+    builtByCaller = false,
+  ): Observable<Chunk> {
     return new Observable<Chunk>((subscriber) => {
       const ended = this.metrics?.startStream(subject);
       const cancel = bus.request(
@@ -158,7 +171,7 @@ export class RpcClient implements OnApplicationShutdown {
             subscriber.complete();
           }
         },
-        { framesByReference: true },
+        { framesByReference: true, builtByCaller },
       );
       return () => {
         ended?.('cancelled');

@@ -165,6 +165,20 @@ describe.each<[string, () => TransportOptions]>([
     });
   });
 
+  // A payload no handler would accept shows which side validated: only in one process does the caller's word count.
+  it(`${name === 'nats' ? 'validates' : 'takes without validating again'} a message its caller says it built`, async () => {
+    const built = { n: 0 };
+    const frames = lastValueFrom(client.stream(Count, built, { builtByCaller: true }).pipe(toArray()));
+    const echoed = client.request(Echo, { text: 5 } as unknown as TextRequest, { builtByCaller: true });
+    if (name === 'nats') {
+      await expect(frames).rejects.toMatchObject({ code: 'invalid_request', param: 'n' });
+      await expect(echoed).rejects.toMatchObject({ code: 'invalid_request', param: 'text' });
+    } else {
+      await expect(frames).resolves.toEqual([]);
+      await expect(echoed).resolves.toMatchObject({ text: 5 });
+    }
+  });
+
   it('turns a missing handler or a silent service into service_unavailable', async () => {
     await expect(client.request(Missing, {}, { timeoutMs: 300 })).rejects.toMatchObject({
       code: 'service_unavailable',
