@@ -2,7 +2,8 @@ import { UpstreamFailure } from '@gw/paid-generation';
 import type { UpstreamStreamEvent } from '../providers/upstream-chat';
 import { awaitFirstOutput } from './first-output';
 
-async function* events(list: Array<UpstreamStreamEvent | number>): AsyncGenerator<UpstreamStreamEvent> {
+/** A provider's stream as batches of events, with pauses (milliseconds) between them. */
+async function* batches(list: Array<UpstreamStreamEvent[] | number>): AsyncGenerator<UpstreamStreamEvent[]> {
   for (const item of list) {
     if (typeof item === 'number') await new Promise((resolve) => setTimeout(resolve, item));
     else yield item;
@@ -10,26 +11,31 @@ async function* events(list: Array<UpstreamStreamEvent | number>): AsyncGenerato
 }
 
 describe('awaitFirstOutput', () => {
-  it('reads past events without output up to the first one with output', async () => {
-    const iterator = events([
-      {},
-      { usage: { prompt_tokens: 1, completion_tokens: 0 } },
-      { content: 'hi' },
-      { content: 'later' },
+  it('reads past batches without output up to the batch with the first output, which it keeps whole', async () => {
+    const iterator = batches([
+      [{}],
+      [{ usage: { prompt_tokens: 1, completion_tokens: 0 } }],
+      [{ content: 'hi' }, { content: 'there' }],
+      [{ content: 'later' }],
     ])[Symbol.asyncIterator]();
     const head = await awaitFirstOutput(iterator, 1_000, () => undefined);
     expect(head).toEqual({
-      events: [{}, { usage: { prompt_tokens: 1, completion_tokens: 0 } }, { content: 'hi' }],
+      events: [
+        {},
+        { usage: { prompt_tokens: 1, completion_tokens: 0 } },
+        { content: 'hi' },
+        { content: 'there' },
+      ],
       done: false,
     });
-    expect((await iterator.next()).value).toEqual({ content: 'later' });
+    expect((await iterator.next()).value).toEqual([{ content: 'later' }]);
   });
 
   it('counts a finish reason or a tool call as output and reports a stream that ended first', async () => {
     expect(
       (
         await awaitFirstOutput(
-          events([{ finishReason: 'content_filter' }])[Symbol.asyncIterator](),
+          batches([[{ finishReason: 'content_filter' }]])[Symbol.asyncIterator](),
           1_000,
           () => undefined,
         )
@@ -38,13 +44,13 @@ describe('awaitFirstOutput', () => {
     expect(
       (
         await awaitFirstOutput(
-          events([{ toolCalls: [{ index: 0 }] }])[Symbol.asyncIterator](),
+          batches([[{}, { toolCalls: [{ index: 0 }] }]])[Symbol.asyncIterator](),
           1_000,
           () => undefined,
         )
       ).done,
     ).toBe(false);
-    expect(await awaitFirstOutput(events([{}])[Symbol.asyncIterator](), 1_000, () => undefined)).toEqual({
+    expect(await awaitFirstOutput(batches([[{}]])[Symbol.asyncIterator](), 1_000, () => undefined)).toEqual({
       events: [{}],
       done: true,
     });
@@ -53,7 +59,7 @@ describe('awaitFirstOutput', () => {
   it('gives up at the deadline with a retryable timeout and calls onDeadline', async () => {
     const onDeadline = jest.fn();
     const error = await awaitFirstOutput(
-      events([{}, 500, { content: 'too late' }])[Symbol.asyncIterator](),
+      batches([[{}], 500, [{ content: 'too late' }]])[Symbol.asyncIterator](),
       50,
       onDeadline,
     ).catch((err: unknown) => err);

@@ -2,7 +2,7 @@ import { UpstreamFailure } from '@gw/paid-generation';
 import type { UpstreamStreamEvent } from '../providers/upstream-chat';
 
 export interface FirstOutput {
-  /** Every event read so far, the last one carrying output unless the stream ended first. */
+  /** Every event read so far: up to and with the batch that carries the first output, unless the stream ended first. */
   events: UpstreamStreamEvent[];
   done: boolean;
 }
@@ -19,13 +19,13 @@ export function carriesOutput(event: UpstreamStreamEvent): boolean {
 }
 
 /**
- * Reads a provider's stream until its first output, within `deadlineMs` (none when null). Nothing
+ * Reads a provider's stream until the batch with its first output, within `deadlineMs` (none when null). Nothing
  * has reached the client until this resolves, so a failure here, the deadline included, can still
  * fall back to the next provider. On the deadline `onDeadline` runs (it aborts the call) and a
  * retryable timeout is thrown.
  */
 export async function awaitFirstOutput(
-  iterator: AsyncIterator<UpstreamStreamEvent>,
+  iterator: AsyncIterator<UpstreamStreamEvent[]>,
   deadlineMs: number | null,
   onDeadline: () => void,
 ): Promise<FirstOutput> {
@@ -45,8 +45,8 @@ export async function awaitFirstOutput(
     for (;;) {
       const next = await (deadline ? Promise.race([iterator.next(), deadline]) : iterator.next());
       if (next.done) return { events, done: true };
-      events.push(next.value);
-      if (carriesOutput(next.value)) return { events, done: false };
+      events.push(...next.value);
+      if (next.value.some(carriesOutput)) return { events, done: false };
     }
   } finally {
     clearTimeout(timer);

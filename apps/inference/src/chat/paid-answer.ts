@@ -29,7 +29,7 @@ import { TokenTally } from './token-estimate';
 
 /** A provider's answer, opened: its events so far up to the first output, the rest to read, and how to stop it. */
 export interface OpenedAnswer {
-  iterator: AsyncIterator<UpstreamStreamEvent>;
+  iterator: AsyncIterator<UpstreamStreamEvent[]>;
   head: FirstOutput;
   /** Aborts the upstream call, when the hold cannot pay for more. */
   stop: () => void;
@@ -118,10 +118,7 @@ export class PaidAnswer {
     const { hold } = this.generation;
     hold.markFirstOutput();
     try {
-      for (const event of answer.head.events) {
-        await this.take(event, output);
-        if (this.outOfFunds) break;
-      }
+      await this.take(answer.head.events, output);
       if (!answer.head.done) {
         while (!this.outOfFunds) {
           const next = await answer.iterator.next();
@@ -147,32 +144,42 @@ export class PaidAnswer {
     return this.finished();
   }
 
-  private async take(event: UpstreamStreamEvent, output: AnswerOutput): Promise<void> {
+  /** Takes a batch of events in order, stopping where the hold cannot pay for more: it waits only to grow the hold. */
+  private async take(events: readonly UpstreamStreamEvent[], output: AnswerOutput): Promise<void> {
+    for (const event of events) {
+      const piece = this.note(event);
+      if (piece === null) continue;
+      this.produced.add(piece);
+      // The provider's count of the answer so far, as learned from its earlier answers: what the hold must pay for.
+      const producedTokens = this.counts.completionTokens(this.produced.tokens);
+      if (producedTokens > this.paidTokens) {
+        if (!(await this.holdPays(producedTokens))) {
+          this.outOfFunds = true;
+          return;
+        }
+        const { hold } = this.generation;
+        this.paidTokens = affordableCompletionTokens(this.route.pricing, this.heldPrompt, hold.reserved);
+      }
+      this.text += piece;
+      output(event, this.promptTokens);
+    }
+  }
+
+  /** Keeps what an event tells of the answer; answers its output as text, null when it carries none. */
+  private note(event: UpstreamStreamEvent): string | null {
     if (event.promptTokens !== undefined) {
       this.promptTokens = this.heldPrompt = event.promptTokens;
       this.paidTokens = -1;
     }
     if (event.finishReason) this.finishReason = event.finishReason;
     if (event.usage) this.usage = event.usage;
-    if (!event.content && !event.toolCalls && !event.reasoning && !event.reasoningDetails) return;
+    if (!event.content && !event.toolCalls && !event.reasoning && !event.reasoningDetails) return null;
     // Reasoning is output the provider bills: its text counts with the answer's (a signature or encrypted data does not).
-    const piece =
+    return (
       (event.reasoning ?? '') +
       (event.content ?? '') +
-      (event.toolCalls ?? []).map((call) => call.function?.arguments ?? '').join('');
-    this.produced.add(piece);
-    // The provider's count of the answer so far, as learned from its earlier answers: what the hold must pay for.
-    const producedTokens = this.counts.completionTokens(this.produced.tokens);
-    if (producedTokens > this.paidTokens) {
-      if (!(await this.holdPays(producedTokens))) {
-        this.outOfFunds = true;
-        return;
-      }
-      const { hold } = this.generation;
-      this.paidTokens = affordableCompletionTokens(this.route.pricing, this.heldPrompt, hold.reserved);
-    }
-    this.text += piece;
-    output(event, this.promptTokens);
+      (event.toolCalls ?? []).map((call) => call.function?.arguments ?? '').join('')
+    );
   }
 
   /**

@@ -10,7 +10,7 @@ import {
 } from './upstream-chat';
 import type { EventSourceMessage } from 'eventsource-parser';
 import { type ProviderErrorClass, providerErrorOf, UpstreamFailure } from '@gw/paid-generation';
-import { type UpstreamHttp } from './upstream-http';
+import { type SseReading, type UpstreamHttp } from './upstream-http';
 
 const ANTHROPIC_VERSION = '2023-06-01';
 
@@ -41,52 +41,9 @@ interface AnthropicUsage {
 export class AnthropicWireAdapter implements ChatAdapter {
   constructor(private readonly http: UpstreamHttp) {}
 
-  async *stream(call: ChatAdapterCall): AsyncIterable<UpstreamStreamEvent> {
+  stream(call: ChatAdapterCall): AsyncIterable<UpstreamStreamEvent[]> {
     const body = { ...toAnthropicRequest(call.request), stream: true };
-    const response = await this.http.post(this.url(call), this.headers(call), body, call.signal);
-    let input: AnthropicUsage = {};
-    const blocks = new AnswerBlocks();
-    let stopped = false;
-    for await (const event of this.http.events(response, isMessageStop)) {
-      const data = parse(event.data);
-      switch (event.event === 'error' ? 'error' : data.type) {
-        case 'message_start': {
-          input = data.message?.usage ?? {};
-          const prompt = toUsage(input, 0)?.prompt_tokens;
-          if (prompt !== undefined) yield { promptTokens: prompt };
-          break;
-        }
-        case 'content_block_start': {
-          const started = blocks.start(data.index ?? 0, data.content_block);
-          if (started) yield started;
-          break;
-        }
-        case 'content_block_delta': {
-          const delta = blocks.delta(data.index ?? 0, data.delta);
-          if (delta) yield delta;
-          break;
-        }
-        case 'message_delta': {
-          const usage = toUsage(
-            { ...input, ...definedFields(data.usage) },
-            tokenCount(data.usage?.output_tokens),
-          );
-          yield { finishReason: finishReason(data.delta?.stop_reason), ...(usage ? { usage } : {}) };
-          break;
-        }
-        case 'message_stop':
-          stopped = true;
-          break;
-        case 'error':
-          throw streamError(data.error);
-        case undefined:
-        default:
-          // ping, content_block_stop, untyped events and types added later carry nothing a chat needs.
-          break;
-      }
-      if (stopped) break;
-    }
-    if (!stopped) throw new UpstreamFailure('protocol', 'Upstream stream ended without message_stop');
+    return this.http.stream(this.url(call), this.headers(call), body, call.signal, new AnthropicStream());
   }
 
   private url(call: ChatAdapterCall): string {
@@ -95,6 +52,46 @@ export class AnthropicWireAdapter implements ChatAdapter {
 
   private headers(call: ChatAdapterCall): Record<string, string> {
     return { 'x-api-key': call.apiKey ?? '', 'anthropic-version': ANTHROPIC_VERSION };
+  }
+}
+
+/** One answer's events on the Anthropic wire: the prompt's usage of message_start is kept for message_delta's. */
+class AnthropicStream implements SseReading<UpstreamStreamEvent> {
+  readonly unfinished = 'Upstream stream ended without message_stop';
+  private input: AnthropicUsage = {};
+  private readonly blocks = new AnswerBlocks();
+
+  /** Anthropic names each event; `message_stop` is the last of an answer. */
+  isLast(event: EventSourceMessage): boolean {
+    return event.event === 'message_stop';
+  }
+
+  read(event: EventSourceMessage): UpstreamStreamEvent | null {
+    const data = parse(event.data);
+    switch (event.event === 'error' ? 'error' : data.type) {
+      case 'message_start': {
+        this.input = data.message?.usage ?? {};
+        const prompt = toUsage(this.input, 0)?.prompt_tokens;
+        return prompt === undefined ? null : { promptTokens: prompt };
+      }
+      case 'content_block_start':
+        return this.blocks.start(data.index ?? 0, data.content_block);
+      case 'content_block_delta':
+        return this.blocks.delta(data.index ?? 0, data.delta);
+      case 'message_delta': {
+        const usage = toUsage(
+          { ...this.input, ...definedFields(data.usage) },
+          tokenCount(data.usage?.output_tokens),
+        );
+        return { finishReason: finishReason(data.delta?.stop_reason), ...(usage ? { usage } : {}) };
+      }
+      case 'error':
+        throw streamError(data.error);
+      case undefined:
+      default:
+        // ping, content_block_stop, untyped events and types added later carry nothing a chat needs.
+        return null;
+    }
   }
 }
 
@@ -116,11 +113,6 @@ const ERROR_CLASSES: Record<string, ProviderErrorClass> = {
   authentication_error: 'unauthorized',
   permission_error: 'unauthorized',
 };
-
-/** Anthropic names each event; `message_stop` is the last of an answer. */
-function isMessageStop(event: EventSourceMessage): boolean {
-  return event.event === 'message_stop';
-}
 
 /** Anthropic's `error` event: under load an `overloaded_error` arrives inside an answer that began with 200. */
 function streamError(error: AnthropicStreamEvent['error']): UpstreamFailure {

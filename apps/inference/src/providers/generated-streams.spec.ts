@@ -322,9 +322,10 @@ describe.each(['openai', 'anthropic'] as const)('generated %s-wire streams', (wi
         };
         let seen = 0;
         try {
-          for await (const event of adapter.stream(call)) {
-            expectWellFormed(event);
-            seen += 1;
+          for await (const batch of adapter.stream(call)) {
+            expect(batch.length).toBeGreaterThan(0);
+            batch.forEach(expectWellFormed);
+            seen += batch.length;
             if (stream.leaveAfter !== null && seen > stream.leaveAfter) break;
           }
         } catch (err) {

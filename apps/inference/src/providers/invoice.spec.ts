@@ -289,7 +289,8 @@ describe('invoices of documented provider usage', () => {
         request: { model: 'm', messages: [{ role: 'user' as const, content: 'hi' }], max_tokens: 4096 },
         signal: new UpstreamAbort(),
       };
-      for await (const event of adapters[invoice.wire].stream(call)) usage = event.usage ?? usage;
+      for await (const batch of adapters[invoice.wire].stream(call))
+        for (const event of batch) usage = event.usage ?? usage;
       expect(usage).toEqual(invoice.usage);
       expect(generationCost(invoice.pricing, usage as UpstreamUsage).toFixed()).toBe(invoice.cost);
     },

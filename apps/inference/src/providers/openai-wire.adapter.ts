@@ -11,7 +11,7 @@ import {
   withoutZeros,
 } from './upstream-chat';
 import { providerErrorOf, UpstreamFailure } from '@gw/paid-generation';
-import { type UpstreamHttp } from './upstream-http';
+import { type SseReading, type UpstreamHttp } from './upstream-http';
 
 /**
  * OpenAI's usage object; `cache_write_tokens` and `image_tokens` are OpenRouter's, and
@@ -59,37 +59,9 @@ interface OpenAiError {
 export class OpenAiWireAdapter implements ChatAdapter {
   constructor(private readonly http: UpstreamHttp) {}
 
-  async *stream(call: ChatAdapterCall): AsyncIterable<UpstreamStreamEvent> {
+  stream(call: ChatAdapterCall): AsyncIterable<UpstreamStreamEvent[]> {
     const body = { ...toOpenAiRequest(call.request), stream: true, stream_options: { include_usage: true } };
-    const response = await this.http.post(this.url(call), this.headers(call), body, call.signal);
-    let finished = false;
-    for await (const event of this.http.events(response, (event) => event.data === '[DONE]')) {
-      if (event.data === '[DONE]') {
-        finished = true;
-        break;
-      }
-      const chunk = parse(event.data);
-      if (chunk.error) throw streamError(chunk.error);
-      const choice = chunk.choices?.[0];
-      const usage = toUsage(chunk.usage);
-      const reasoning = choice?.delta?.reasoning ?? choice?.delta?.reasoning_content;
-      const details = reasoningDetails(choice?.delta?.reasoning_details);
-      yield {
-        ...(typeof choice?.delta?.content === 'string' && choice.delta.content !== ''
-          ? { content: choice.delta.content }
-          : {}),
-        ...(typeof reasoning === 'string' && reasoning !== '' ? { reasoning } : {}),
-        ...(details.length > 0 ? { reasoningDetails: details } : {}),
-        ...(Array.isArray(choice?.delta?.tool_calls) && choice.delta.tool_calls.length > 0
-          ? { toolCalls: toolCallDeltas(choice.delta.tool_calls) }
-          : {}),
-        ...(typeof choice?.finish_reason === 'string' && choice.finish_reason !== ''
-          ? { finishReason: choice.finish_reason }
-          : {}),
-        ...(usage ? { usage } : {}),
-      };
-    }
-    if (!finished) throw new UpstreamFailure('protocol', 'Upstream stream ended without [DONE]');
+    return this.http.stream(this.url(call), this.headers(call), body, call.signal, OPENAI_STREAM);
   }
 
   private url(call: ChatAdapterCall): string {
@@ -99,6 +71,35 @@ export class OpenAiWireAdapter implements ChatAdapter {
   private headers(call: ChatAdapterCall): Record<string, string> {
     return { authorization: `Bearer ${call.apiKey ?? ''}`.trim() };
   }
+}
+
+/** The OpenAI wire's stream: a chunk object per event, then `[DONE]`. */
+const OPENAI_STREAM: SseReading<UpstreamStreamEvent> = {
+  isLast: (event) => event.data === '[DONE]',
+  read: (event) => toStreamEvent(parse(event.data)),
+  unfinished: 'Upstream stream ended without [DONE]',
+};
+
+function toStreamEvent(chunk: OpenAiChunk): UpstreamStreamEvent {
+  if (chunk.error) throw streamError(chunk.error);
+  const choice = chunk.choices?.[0];
+  const usage = toUsage(chunk.usage);
+  const reasoning = choice?.delta?.reasoning ?? choice?.delta?.reasoning_content;
+  const details = reasoningDetails(choice?.delta?.reasoning_details);
+  return {
+    ...(typeof choice?.delta?.content === 'string' && choice.delta.content !== ''
+      ? { content: choice.delta.content }
+      : {}),
+    ...(typeof reasoning === 'string' && reasoning !== '' ? { reasoning } : {}),
+    ...(details.length > 0 ? { reasoningDetails: details } : {}),
+    ...(Array.isArray(choice?.delta?.tool_calls) && choice.delta.tool_calls.length > 0
+      ? { toolCalls: toolCallDeltas(choice.delta.tool_calls) }
+      : {}),
+    ...(typeof choice?.finish_reason === 'string' && choice.finish_reason !== ''
+      ? { finishReason: choice.finish_reason }
+      : {}),
+    ...(usage ? { usage } : {}),
+  };
 }
 
 /**

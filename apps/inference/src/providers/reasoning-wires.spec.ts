@@ -269,7 +269,7 @@ describe.each<[string, (http: UpstreamHttp) => ChatAdapter, string, string, Upst
     provider.body = stream;
     const events: UpstreamStreamEvent[] = [];
     const call = { baseUrl: `${url}${path}`, apiKey: 'key', request: request(), signal: new UpstreamAbort() };
-    for await (const event of adapterOf(http).stream(call)) events.push(event);
+    for await (const batch of adapterOf(http).stream(call)) events.push(...batch);
     expect(events.filter((event) => Object.keys(event).length > 0)).toEqual(expected);
   });
 });

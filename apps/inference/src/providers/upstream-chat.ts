@@ -84,7 +84,8 @@ export interface ChatAdapterCall {
  * it. Implementations throw UpstreamFailure and never a DomainError.
  */
 export interface ChatAdapter {
-  stream(call: ChatAdapterCall): AsyncIterable<UpstreamStreamEvent>;
+  /** The answer's events in order, a batch (never empty) per read from the provider. */
+  stream(call: ChatAdapterCall): AsyncIterable<UpstreamStreamEvent[]>;
 }
 
 /** A token count as both wires document it, a non-negative integer; anything else counts nothing. */

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { expectEventually } from '@gw/testing';
 import { UpstreamFailure } from '@gw/paid-generation';
 import { UpstreamAbort } from './upstream-abort';
-import { UpstreamHttp } from './upstream-http';
+import { type SseReading, UpstreamHttp } from './upstream-http';
 
 /**
  * A provider that streams `events` data lines, then `[DONE]`, then ends; it counts the connections
@@ -45,9 +45,17 @@ function provider(events: number, frameGapMs = 0) {
   };
 }
 
-const isDone = (event: { data: string }) => event.data === '[DONE]';
+/** Each event's data line as its piece, up to `[DONE]`; an `{"error":…}` line is refused. */
+const DATA_LINES: SseReading<string> = {
+  isLast: (event) => event.data === '[DONE]',
+  read: (event) => {
+    if (event.data.startsWith('{"error"')) throw new UpstreamFailure('provider_error', event.data);
+    return event.data;
+  },
+  unfinished: 'ended without [DONE]',
+};
 
-describe('UpstreamHttp.events', () => {
+describe('UpstreamHttp.stream', () => {
   let http: UpstreamHttp;
   beforeEach(() => (http = new UpstreamHttp(10_000, 16)));
   afterEach(() => http.onApplicationShutdown());
@@ -57,14 +65,10 @@ describe('UpstreamHttp.events', () => {
     const url = await upstream.listen();
     try {
       for (let call = 0; call < 3; call++) {
-        const response = await http.post(url, {}, {}, new UpstreamAbort());
         const data: string[] = [];
-        for await (const event of http.events(response, isDone)) {
-          data.push(event.data);
-          if (isDone(event)) break;
-        }
-        expect(data).toHaveLength(21);
-        expect(data.at(-1)).toBe('[DONE]');
+        for await (const batch of http.stream(url, {}, {}, new UpstreamAbort(), DATA_LINES))
+          data.push(...batch);
+        expect(data).toEqual(Array.from({ length: 20 }, (_, i) => `{"n":${i}}`));
         // The end of the stream is read in the background: the pool has the connection back a moment later.
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
@@ -78,18 +82,73 @@ describe('UpstreamHttp.events', () => {
     const upstream = provider(50, 5);
     const url = await upstream.listen();
     try {
-      const response = await http.post(url, {}, {}, new AbortController().signal);
-      for await (const event of http.events(response, isDone)) {
-        if (event.data === '{"n":2}') break;
+      for await (const batch of http.stream(url, {}, {}, new AbortController().signal, DATA_LINES)) {
+        if (batch.includes('{"n":2}')) break;
       }
       await expectEventually(() => expect(upstream.state.closedEarly).toBe(1));
-      const next = await http.post(url, {}, {}, new AbortController().signal);
       let events = 0;
-      for await (const event of http.events(next, isDone)) {
-        events += 1;
-        if (isDone(event)) break;
-      }
-      expect(events).toBe(51);
+      for await (const batch of http.stream(url, {}, {}, new AbortController().signal, DATA_LINES))
+        events += batch.length;
+      expect(events).toBe(50);
+    } finally {
+      await upstream.close();
+    }
+  });
+
+  /** A provider that sends `body` in one write and ends. */
+  async function oneWrite(body: string): Promise<{ url: string; close: () => Promise<unknown> }> {
+    const server = createServer((request, response) => {
+      request.resume();
+      request.on('end', () => {
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        response.end(body);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      close: () => new Promise((resolve) => server.close(resolve)),
+    };
+  }
+
+  it('hands over the events of one read as one batch, and nothing after the last', async () => {
+    const events = Array.from({ length: 20 }, (_, i) => `data: {"n":${i}}\n\n`).join('');
+    const upstream = await oneWrite(`${events}data: [DONE]\n\ndata: {"after":true}\n\n`);
+    try {
+      const batches: string[][] = [];
+      for await (const batch of http.stream(upstream.url, {}, {}, new UpstreamAbort(), DATA_LINES))
+        batches.push(batch);
+      expect(batches).toEqual([Array.from({ length: 20 }, (_, i) => `{"n":${i}}`)]);
+    } finally {
+      await upstream.close();
+    }
+  });
+
+  it('passes on the pieces read before a refused event, then fails with its failure', async () => {
+    const upstream = await oneWrite('data: {"n":0}\n\ndata: {"n":1}\n\ndata: {"error":"overloaded"}\n\n');
+    try {
+      const pieces: string[] = [];
+      const failure = await (async () => {
+        for await (const batch of http.stream(upstream.url, {}, {}, new UpstreamAbort(), DATA_LINES))
+          pieces.push(...batch);
+      })().catch((err: unknown) => err);
+      expect(pieces).toEqual(['{"n":0}', '{"n":1}']);
+      expect(failure).toMatchObject({ kind: 'provider_error', message: '{"error":"overloaded"}' });
+    } finally {
+      await upstream.close();
+    }
+  });
+
+  it('fails a body that ends before its last event as the reading says', async () => {
+    const upstream = await oneWrite('data: {"n":0}\n\n');
+    try {
+      const pieces: string[] = [];
+      const failure = await (async () => {
+        for await (const batch of http.stream(upstream.url, {}, {}, new UpstreamAbort(), DATA_LINES))
+          pieces.push(...batch);
+      })().catch((err: unknown) => err);
+      expect(pieces).toEqual(['{"n":0}']);
+      expect(failure).toMatchObject({ kind: 'protocol', message: 'ended without [DONE]' });
     } finally {
       await upstream.close();
     }
@@ -106,8 +165,7 @@ describe('UpstreamHttp connections', () => {
     try {
       await Promise.all(
         Array.from({ length: streams }, async () => {
-          const response = await http.post(url, {}, {}, new UpstreamAbort());
-          for await (const event of http.events(response, isDone)) if (isDone(event)) break;
+          for await (const batch of http.stream(url, {}, {}, new UpstreamAbort(), DATA_LINES)) void batch;
         }),
       );
       return upstream.answering.most;
@@ -137,10 +195,9 @@ describe('UpstreamAbort as the signal of an upstream call', () => {
     try {
       const generation = new UpstreamAbort();
       const attempt = generation.attempt();
-      const response = await http.post(url, {}, {}, attempt);
       const read = (async () => {
-        for await (const event of http.events(response, isDone)) {
-          if (event.data === '{"n":3}') generation.abort();
+        for await (const batch of http.stream(url, {}, {}, attempt, DATA_LINES)) {
+          if (batch.includes('{"n":3}')) generation.abort();
         }
       })();
       const failure = await read.then(

@@ -1,7 +1,7 @@
 import { type OnApplicationShutdown } from '@nestjs/common';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { Agent, type Dispatcher, type FormData, request } from 'undici';
-import { toUpstreamFailure, upstreamJson, upstreamStatusFailure } from '@gw/paid-generation';
+import { toUpstreamFailure, UpstreamFailure, upstreamJson, upstreamStatusFailure } from '@gw/paid-generation';
 import type { UpstreamSignal } from './upstream-abort';
 
 /** What a provider may still send after the end of its answer before the connection is closed instead of kept. */
@@ -79,29 +79,37 @@ export class UpstreamHttp implements OnApplicationShutdown {
   }
 
   /**
-   * The server-sent events of a response body, parsed incrementally as bytes arrive, up to and
-   * including the one `isLast` recognises (the provider's end of the answer). After that one the
-   * rest of the body, the stream's own end, is read in the background: the connection goes back to
-   * the pool without an AbortError built per answer. A consumer that stops before it, or a stream
-   * that breaks, destroys the body, which closes the connection and stops the provider.
+   * POSTs JSON and reads the answer's server-sent events as `reading` turns them into pieces, a
+   * batch per read from the socket, up to the event `reading.isLast` recognises (the provider's end
+   * of the answer). One generator from the socket to the caller, and one step of it per read rather
+   * than per event: a plain answer that arrives in one packet is one step, however many events it
+   * holds. An event `reading.read` refuses ends the stream with its failure, after the pieces read
+   * before it are passed on. After the last event the rest of the body, the stream's own end, is
+   * read in the background: the connection goes back to the pool without an AbortError built per
+   * answer. A consumer that stops before it, or a stream that breaks, destroys the body, which
+   * closes the connection and stops the provider.
    */
-  async *events(
-    response: Dispatcher.ResponseData,
-    isLast: (event: EventSourceMessage) => boolean,
-  ): AsyncGenerator<EventSourceMessage> {
-    const pending: EventSourceMessage[] = [];
-    const parser = createParser({ onEvent: (event) => pending.push(event) });
+  async *stream<T>(
+    url: string,
+    headers: Record<string, string>,
+    body: unknown,
+    signal: UpstreamSignal,
+    reading: SseReading<T>,
+  ): AsyncGenerator<T[]> {
+    const response = await this.post(url, headers, body, signal);
+    const events: EventSourceMessage[] = [];
+    const parser = createParser({ onEvent: (event) => events.push(event) });
     const decoder = new TextDecoder();
     let answered = false;
     try {
       for await (const chunk of response.body.iterator({ destroyOnReturn: false })) {
         parser.feed(decoder.decode(chunk as Buffer, { stream: true }));
-        while (pending.length > 0) {
-          const event = pending.shift() as EventSourceMessage;
-          answered = isLast(event);
-          yield event;
-          if (answered) return;
-        }
+        const { pieces, last, refused } = readEvents(events, reading);
+        events.length = 0;
+        answered = last;
+        if (pieces.length > 0) yield pieces;
+        if (refused) throw refused.failure;
+        if (answered) return;
       }
     } catch (err) {
       throw toUpstreamFailure(err);
@@ -109,6 +117,7 @@ export class UpstreamHttp implements OnApplicationShutdown {
       if (answered) drainInBackground(response.body);
       else closeUnread(response.body);
     }
+    throw new UpstreamFailure('protocol', reading.unfinished);
   }
 
   /**
@@ -120,6 +129,34 @@ export class UpstreamHttp implements OnApplicationShutdown {
     this.closing ??= this.agent.close();
     return this.closing;
   }
+}
+
+/** How one wire's server-sent events become the pieces of an answer. */
+export interface SseReading<T> {
+  /** Whether `event` is the provider's end of the answer; `read` is not asked for it. */
+  isLast(event: EventSourceMessage): boolean;
+  /** The piece an event carries, or null for none; throws an UpstreamFailure for an error event or a malformed one. */
+  read(event: EventSourceMessage): T | null;
+  /** What a body that ends before its last event fails with. */
+  unfinished: string;
+}
+
+/** The pieces of one read's events, in order, up to the last event or the first one refused. */
+function readEvents<T>(
+  events: readonly EventSourceMessage[],
+  reading: SseReading<T>,
+): { pieces: T[]; last: boolean; refused: { failure: unknown } | null } {
+  const pieces: T[] = [];
+  for (const event of events) {
+    if (reading.isLast(event)) return { pieces, last: true, refused: null };
+    try {
+      const piece = reading.read(event);
+      if (piece !== null) pieces.push(piece);
+    } catch (failure) {
+      return { pieces, last: false, refused: { failure } };
+    }
+  }
+  return { pieces, last: false, refused: null };
 }
 
 /**
