@@ -144,6 +144,18 @@ describe('billing ledger over NATS and Postgres: balance, credits, reservations'
     ).toBe(1);
   });
 
+  it('counts holds to the last of their 8 decimals, past what a double holds', async () => {
+    const org = randomUUID();
+    const generationId = `gen_${randomUUID()}`;
+    await app.credit(org, '2000000000');
+    const first = await reserve(org, '1234567890.12345678', '1', generationId);
+    expect(first).toEqual({ generationId, reservedAmount: '1234567890.12345678' });
+    await expect(reserve(org, '7', '1', generationId)).resolves.toEqual(first);
+    await expect(reserve(org, '999999999', '1')).resolves.toMatchObject({
+      reservedAmount: '765432109.87654322',
+    });
+  });
+
   it("refuses another organization's generation id with conflict", async () => {
     const generationId = `gen_${randomUUID()}`;
     const [a, b] = [randomUUID(), randomUUID()];

@@ -78,8 +78,6 @@ export class LedgerBatcher implements BeforeApplicationShutdown {
     const reserves = operations.filter((op): op is ReserveOperation => op.kind === 'reserve');
     const extensions = operations.filter((op): op is ExtendOperation => op.kind === 'extend');
     const balances = await tx.lockAccounts(organizationIds);
-    const held = await tx.heldTotals(organizationIds);
-    const existing = reserves.length > 0 ? await tx.existingReservations(reserves) : new Map();
     const running = new Map<string, HeldReservation>(
       extensions.length > 0
         ? (await tx.findReservations(extensions)).map((reservation) => [
@@ -109,7 +107,7 @@ export class LedgerBatcher implements BeforeApplicationShutdown {
       ),
       (key) => keyOf(key.organizationId, key.apiKeyId),
     );
-    const limits = await tx.limitsOfKeys(keys);
+    const { held, existing, limits } = await tx.holdReadings(organizationIds, reserves, keys);
     const counterKeys = uniqueBy(
       spenders.flatMap((spender) =>
         spender.apiKeyId !== null && limits.has(keyOf(spender.organizationId, spender.apiKeyId))
