@@ -111,6 +111,18 @@ describe('UpstreamHttp.stream', () => {
     };
   }
 
+  /** Reads a stream to its end: the pieces it passed on, and what it failed with (null when it ended well). */
+  async function readAll(url: string): Promise<{ pieces: string[]; failure: unknown }> {
+    const pieces: string[] = [];
+    try {
+      for await (const batch of http.stream(url, {}, {}, new UpstreamAbort(), DATA_LINES))
+        pieces.push(...batch);
+      return { pieces, failure: null };
+    } catch (failure) {
+      return { pieces, failure };
+    }
+  }
+
   it('hands over the events of one read as one batch, and nothing after the last', async () => {
     const events = Array.from({ length: 20 }, (_, i) => `data: {"n":${i}}\n\n`).join('');
     const upstream = await oneWrite(`${events}data: [DONE]\n\ndata: {"after":true}\n\n`);
@@ -127,11 +139,7 @@ describe('UpstreamHttp.stream', () => {
   it('passes on the pieces read before a refused event, then fails with its failure', async () => {
     const upstream = await oneWrite('data: {"n":0}\n\ndata: {"n":1}\n\ndata: {"error":"overloaded"}\n\n');
     try {
-      const pieces: string[] = [];
-      const failure = await (async () => {
-        for await (const batch of http.stream(upstream.url, {}, {}, new UpstreamAbort(), DATA_LINES))
-          pieces.push(...batch);
-      })().catch((err: unknown) => err);
+      const { pieces, failure } = await readAll(upstream.url);
       expect(pieces).toEqual(['{"n":0}', '{"n":1}']);
       expect(failure).toMatchObject({ kind: 'provider_error', message: '{"error":"overloaded"}' });
     } finally {
@@ -142,11 +150,7 @@ describe('UpstreamHttp.stream', () => {
   it('fails a body that ends before its last event as the reading says', async () => {
     const upstream = await oneWrite('data: {"n":0}\n\n');
     try {
-      const pieces: string[] = [];
-      const failure = await (async () => {
-        for await (const batch of http.stream(upstream.url, {}, {}, new UpstreamAbort(), DATA_LINES))
-          pieces.push(...batch);
-      })().catch((err: unknown) => err);
+      const { pieces, failure } = await readAll(upstream.url);
       expect(pieces).toEqual(['{"n":0}']);
       expect(failure).toMatchObject({ kind: 'protocol', message: 'ended without [DONE]' });
     } finally {
