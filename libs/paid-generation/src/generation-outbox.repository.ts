@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, IsNull, LessThan } from 'typeorm';
+import { preparedStatement } from '@gw/platform/database';
 import type { EventOutboxRow, NewAttempt, PaidGenerationTables } from './paid-generation-tables';
 
 export const PAID_GENERATION_TABLES = Symbol('PAID_GENERATION_TABLES');
@@ -28,6 +29,9 @@ export interface PublishedMessage {
 export class GenerationOutboxRepository {
   private readonly attemptsTable: string;
   private readonly outboxTable: string;
+  /** The two statements of every paid generation, parsed and planned once per connection (decision 194). */
+  private readonly saveFinishedStatement: string;
+  private readonly markPublishedStatement: string;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -36,15 +40,7 @@ export class GenerationOutboxRepository {
     // The schema is the service's own constant, never input: quoting it is enough to place it in SQL.
     this.attemptsTable = `"${tables.schema}"."request_attempts"`;
     this.outboxTable = `"${tables.schema}"."event_outbox"`;
-  }
-
-  /**
-   * Each generation's attempts and the event that reports them commit together, so neither exists
-   * without the other; several generations (a group commit) go in one statement, which is atomic on
-   * its own and costs one round trip and one WAL flush for all of them.
-   */
-  async saveFinished(generations: readonly FinishedGeneration[]): Promise<void> {
-    await this.dataSource.query(
+    this.saveFinishedStatement = preparedStatement(
       `WITH "finished" AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb) AS f(
            "generationId" text, "organizationId" uuid, "messageId" text, "subject" text, "payload" jsonb,
@@ -61,19 +57,32 @@ export class GenerationOutboxRepository {
        )
        INSERT INTO ${this.outboxTable} ("message_id", "organization_id", "subject", "payload")
        SELECT "messageId", "organizationId", "subject", "payload" FROM "finished"`,
-      [
-        JSON.stringify(
-          generations.map(({ organizationId, generationId, attempts, event }) => ({
-            generationId,
-            organizationId,
-            messageId: event.messageId,
-            subject: event.subject,
-            payload: event.payload,
-            attempts,
-          })),
-        ),
-      ],
     );
+    this.markPublishedStatement = preparedStatement(
+      `UPDATE ${this.outboxTable} SET "published_at" = now()
+          WHERE "published_at" IS NULL
+            AND ("organization_id", "message_id") IN (SELECT * FROM unnest($1::uuid[], $2::text[]))`,
+    );
+  }
+
+  /**
+   * Each generation's attempts and the event that reports them commit together, so neither exists
+   * without the other; several generations (a group commit) go in one statement, which is atomic on
+   * its own and costs one round trip and one WAL flush for all of them.
+   */
+  async saveFinished(generations: readonly FinishedGeneration[]): Promise<void> {
+    await this.dataSource.query(this.saveFinishedStatement, [
+      JSON.stringify(
+        generations.map(({ organizationId, generationId, attempts, event }) => ({
+          generationId,
+          organizationId,
+          messageId: event.messageId,
+          subject: event.subject,
+          payload: event.payload,
+          attempts,
+        })),
+      ),
+    ]);
   }
 
   /** One event on its own; storing it again (a retried report) keeps the first. */
@@ -93,12 +102,10 @@ export class GenerationOutboxRepository {
   async markPublished(messages: readonly PublishedMessage[]): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
       await manager.query(`SET LOCAL synchronous_commit = off`);
-      await manager.query(
-        `UPDATE ${this.outboxTable} SET "published_at" = now()
-          WHERE "published_at" IS NULL
-            AND ("organization_id", "message_id") IN (SELECT * FROM unnest($1::uuid[], $2::text[]))`,
-        [messages.map((m) => m.organizationId), messages.map((m) => m.messageId)],
-      );
+      await manager.query(this.markPublishedStatement, [
+        messages.map((m) => m.organizationId),
+        messages.map((m) => m.messageId),
+      ]);
     });
   }
 

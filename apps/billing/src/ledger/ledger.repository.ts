@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Decimal } from 'decimal.js';
 import { DataSource, EntityManager } from 'typeorm';
+import { preparedStatement } from '@gw/platform/database';
 import type { SpendingLimitPeriod } from '@gw/contracts';
 import { GenerationEntity } from '../history/generation.entity';
 import { SpendingWindow } from '../limits/spending-windows';
@@ -267,20 +268,13 @@ export class LedgerRepository {
     leaseMs: number,
     ttlMs: number,
   ): Promise<number> {
-    const [, renewed]: [unknown, number] = await this.dataSource.query(
-      `UPDATE "billing"."reservations" AS r
-          SET "expires_at" = LEAST(r."created_at" + $4 * INTERVAL '1 millisecond', $3::timestamptz + $5 * INTERVAL '1 millisecond')
-         FROM unnest($1::uuid[], $2::text[]) AS l("organization_id", "generation_id")
-        WHERE r."organization_id" = l."organization_id" AND r."generation_id" = l."generation_id"
-          AND r."status" = 'held'`,
-      [
-        leases.map((lease) => lease.organizationId),
-        leases.map((lease) => lease.generationId),
-        now,
-        ttlMs,
-        leaseMs,
-      ],
-    );
+    const [, renewed]: [unknown, number] = await this.dataSource.query(RENEW_LEASES, [
+      leases.map((lease) => lease.organizationId),
+      leases.map((lease) => lease.generationId),
+      now,
+      ttlMs,
+      leaseMs,
+    ]);
     return renewed;
   }
 
@@ -353,6 +347,131 @@ const LIMITS_OF_KEYS = (first: number) =>
      JOIN unnest($${first}::uuid[], $${first + 1}::uuid[]) AS k("organization_id", "api_key_id")
        ON l."organization_id" = k."organization_id" AND l."api_key_id" = k."api_key_id"`;
 
+// The statements of a chat's hold and settlement, each parsed and planned once per connection (decision 194).
+/** Inserts counters, or sets an existing one's held and spent to the given expressions. */
+const UPSERT_COUNTERS = (held: string, spent: string) =>
+  `INSERT INTO "billing"."spending_counters" AS c
+         ("organization_id", "api_key_id", "period", "window_start", "held", "spent")
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::timestamptz[], $5::numeric[], $6::numeric[])
+       ON CONFLICT ("organization_id", "api_key_id", "period", "window_start") DO UPDATE
+         SET "held" = ${held}, "spent" = ${spent}`;
+const ADD_TO_COUNTERS = preparedStatement(
+  UPSERT_COUNTERS(`c."held" + EXCLUDED."held"`, `c."spent" + EXCLUDED."spent"`),
+);
+const SET_COUNTERS = preparedStatement(UPSERT_COUNTERS(`EXCLUDED."held"`, `EXCLUDED."spent"`));
+const HELD_TOTALS_ALONE = preparedStatement(HELD_TOTALS(1));
+const LIMITS_OF_KEYS_ALONE = preparedStatement(LIMITS_OF_KEYS(1));
+
+/** The accounts of a batch, locked in id order (ORDER BY under FOR UPDATE locks the rows in that order). */
+const ACCOUNTS_FOR_UPDATE = preparedStatement(
+  `SELECT "organization_id", "balance" FROM "billing"."accounts"
+        WHERE "organization_id" = ANY($1::uuid[]) ORDER BY "organization_id" FOR UPDATE`,
+);
+
+/** Three reads in one round trip: each its own subquery, as JSON, amounts as text so that none loses a digit. */
+const HOLD_READINGS = preparedStatement(
+  `SELECT (SELECT COALESCE(json_agg(h), '[]') FROM (${HELD_TOTALS(1)}) h) AS "held",
+              (SELECT COALESCE(json_agg(e), '[]') FROM (${EXISTING_RESERVATIONS(2)}) e) AS "existing",
+              (SELECT COALESCE(json_agg(l), '[]') FROM (${LIMITS_OF_KEYS(4)}) l) AS "limits"`,
+);
+
+/** The counters of keys with limits in their windows, zero where none was written yet. */
+const COUNTERS = preparedStatement(
+  `SELECT k."organization_id", k."api_key_id", k."period", k."window_start",
+              COALESCE(c."held", 0) AS "held", COALESCE(c."spent", 0) AS "spent"
+         FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::timestamptz[])
+           AS k("organization_id", "api_key_id", "period", "window_start")
+         LEFT JOIN "billing"."spending_counters" c
+           ON c."organization_id" = k."organization_id" AND c."api_key_id" = k."api_key_id"
+          AND c."period" = k."period" AND c."window_start" = k."window_start"`,
+);
+
+/** Every account of a batch's new balance. */
+const SET_BALANCES = preparedStatement(
+  `UPDATE "billing"."accounts" AS a SET "balance" = b."balance", "updated_at" = now()
+         FROM unnest($1::uuid[], $2::numeric[]) AS b("organization_id", "balance")
+        WHERE a."organization_id" = b."organization_id"`,
+);
+
+/** New holds; a generation that already has one keeps it. */
+const INSERT_RESERVATIONS = preparedStatement(
+  `INSERT INTO "billing"."reservations" (${RESERVATION_COLUMNS})
+       SELECT r."generation_id", r."organization_id", r."api_key_id", r."amount", 'held', r."created_at", r."expires_at", r."context"
+         FROM unnest($1::text[], $2::uuid[], $3::uuid[], $4::numeric[], $5::timestamptz[], $6::timestamptz[], $7::jsonb[])
+           AS r("generation_id", "organization_id", "api_key_id", "amount", "created_at", "expires_at", "context")
+       ON CONFLICT ("generation_id") DO NOTHING RETURNING "generation_id"`,
+);
+
+/** The holds of (organization, generation) pairs, locked. */
+const RESERVATIONS_FOR_UPDATE = preparedStatement(
+  `SELECT ${qualified('r', RESERVATION_COLUMNS)} FROM "billing"."reservations" r
+         JOIN unnest($1::uuid[], $2::text[]) AS k("organization_id", "generation_id")
+           ON r."organization_id" = k."organization_id" AND r."generation_id" = k."generation_id"
+          FOR UPDATE OF r`,
+);
+
+/** Holds' new statuses. */
+const MARK_RESERVATIONS = preparedStatement(
+  `UPDATE "billing"."reservations" AS r SET "status" = m."status"
+         FROM unnest($1::uuid[], $2::text[], $3::text[]) AS m("organization_id", "generation_id", "status")
+        WHERE r."organization_id" = m."organization_id" AND r."generation_id" = m."generation_id"`,
+);
+
+/** What running holds grow by, with their new expiry. */
+const GROW_RESERVATIONS = preparedStatement(
+  `UPDATE "billing"."reservations" AS r SET "amount" = r."amount" + g."by", "expires_at" = g."expires_at"
+         FROM unnest($1::uuid[], $2::text[], $3::numeric[], $4::timestamptz[])
+           AS g("organization_id", "generation_id", "by", "expires_at")
+        WHERE r."organization_id" = g."organization_id" AND r."generation_id" = g."generation_id"
+          AND r."status" = 'held'`,
+);
+
+/** A batch's ledger entries. */
+const APPEND_ENTRIES = preparedStatement(
+  `INSERT INTO "billing"."ledger_entries"
+         ("organization_id", "kind", "amount", "balance_after", "generation_id", "idempotency_key", "reason")
+       SELECT * FROM unnest($1::uuid[], $2::text[], $3::numeric[], $4::numeric[], $5::text[], $6::text[], $7::text[])`,
+);
+
+/** A batch's history rows, as one JSON parameter; one already recorded is kept. */
+const RECORD_GENERATIONS = preparedStatement(
+  `INSERT INTO "billing"."generations"
+         ("id", "organization_id", "api_key_id", "api_key_name", "api_key_short", "user_id", "model",
+          "request_type", "api_type", "response_mode", "status", "list_status", "finish_reason", "provider",
+          "usage", "cost", "client_cost", "generation_time_ms", "latency_ms", "queue_time_ms", "attempts_count",
+          "is_cancelled", "error", "created_at", "completed_at")
+       SELECT "id", "organizationId", "apiKeyId", "apiKeyName", "apiKeyShort", "userId", "model",
+              "requestType", "apiType", "responseMode", "status", "listStatus", "finishReason", "provider",
+              "usage", "cost", "clientCost", "generationTimeMs", "latencyMs", "queueTimeMs", "attemptsCount",
+              "isCancelled", "error", "createdAt", "completedAt"
+         FROM jsonb_to_recordset($1::jsonb) AS g(
+           "id" text, "organizationId" uuid, "apiKeyId" uuid, "apiKeyName" text, "apiKeyShort" text,
+           "userId" uuid, "model" text, "requestType" text, "apiType" text, "responseMode" text, "status" text,
+           "listStatus" text, "finishReason" text, "provider" text, "usage" jsonb, "cost" numeric,
+           "clientCost" numeric, "generationTimeMs" integer, "latencyMs" integer, "queueTimeMs" integer,
+           "attemptsCount" integer, "isCancelled" boolean, "error" jsonb, "createdAt" timestamptz,
+           "completedAt" timestamptz)
+       ON CONFLICT DO NOTHING
+       RETURNING "id"`,
+);
+
+/** The recorded generations among (organization, generation) pairs with their error codes, locked. */
+const RECORDED_ERROR_CODES = preparedStatement(
+  `SELECT g."organization_id", g."id", g."error"->>'code' AS "code" FROM "billing"."generations" g
+         JOIN unnest($1::uuid[], $2::text[]) AS k("organization_id", "id")
+           ON g."organization_id" = k."organization_id" AND g."id" = k."id"
+          FOR UPDATE OF g`,
+);
+
+/** Moves held holds' expiry to one lease from now, capped by their TTL from creation. */
+const RENEW_LEASES = preparedStatement(
+  `UPDATE "billing"."reservations" AS r
+          SET "expires_at" = LEAST(r."created_at" + $4 * INTERVAL '1 millisecond', $3::timestamptz + $5 * INTERVAL '1 millisecond')
+         FROM unnest($1::uuid[], $2::text[]) AS l("organization_id", "generation_id")
+        WHERE r."organization_id" = l."organization_id" AND r."generation_id" = l."generation_id"
+          AND r."status" = 'held'`,
+);
+
 function heldOf(rows: HeldRow[]): Map<string, Decimal> {
   return new Map(rows.map((row) => [row.organization_id, new Decimal(row.total)]));
 }
@@ -407,17 +526,15 @@ export class TypeOrmLedgerTransaction implements LedgerTransaction {
   }
 
   private async selectAccountsForUpdate(ids: string[]): Promise<Map<string, Decimal>> {
-    // ORDER BY under FOR UPDATE locks the rows in that order.
     const rows: { organization_id: string; balance: string }[] = await this.manager.query(
-      `SELECT "organization_id", "balance" FROM "billing"."accounts"
-        WHERE "organization_id" = ANY($1::uuid[]) ORDER BY "organization_id" FOR UPDATE`,
+      ACCOUNTS_FOR_UPDATE,
       [ids],
     );
     return new Map(rows.map((row) => [row.organization_id, new Decimal(row.balance)]));
   }
 
   async heldTotals(organizationIds: string[]): Promise<Map<string, Decimal>> {
-    const rows: HeldRow[] = await this.manager.query(HELD_TOTALS(1), [[...new Set(organizationIds)]]);
+    const rows: HeldRow[] = await this.manager.query(HELD_TOTALS_ALONE, [[...new Set(organizationIds)]]);
     return heldOf(rows);
   }
 
@@ -426,20 +543,14 @@ export class TypeOrmLedgerTransaction implements LedgerTransaction {
     requests: readonly { organizationId: string; generationId: string }[],
     keys: { organizationId: string; apiKeyId: string }[],
   ): Promise<HoldReadings> {
-    // Three reads in one round trip: each its own subquery, as JSON, amounts as text so that none loses a digit.
     const [row]: { held: HeldRow[]; existing: ExistingRow[]; limits: LimitRow[] }[] =
-      await this.manager.query(
-        `SELECT (SELECT COALESCE(json_agg(h), '[]') FROM (${HELD_TOTALS(1)}) h) AS "held",
-              (SELECT COALESCE(json_agg(e), '[]') FROM (${EXISTING_RESERVATIONS(2)}) e) AS "existing",
-              (SELECT COALESCE(json_agg(l), '[]') FROM (${LIMITS_OF_KEYS(4)}) l) AS "limits"`,
-        [
-          [...new Set(organizationIds)],
-          requests.map((r) => r.organizationId),
-          requests.map((r) => r.generationId),
-          keys.map((k) => k.organizationId),
-          keys.map((k) => k.apiKeyId),
-        ],
-      );
+      await this.manager.query(HOLD_READINGS, [
+        [...new Set(organizationIds)],
+        requests.map((r) => r.organizationId),
+        requests.map((r) => r.generationId),
+        keys.map((k) => k.organizationId),
+        keys.map((k) => k.apiKeyId),
+      ]);
     return {
       held: heldOf(row.held),
       existing: new Map(
@@ -454,7 +565,7 @@ export class TypeOrmLedgerTransaction implements LedgerTransaction {
 
   async limitsOfKeys(keys: { organizationId: string; apiKeyId: string }[]): Promise<Map<string, KeyLimit[]>> {
     if (keys.length === 0) return new Map();
-    const rows: LimitRow[] = await this.manager.query(LIMITS_OF_KEYS(1), [
+    const rows: LimitRow[] = await this.manager.query(LIMITS_OF_KEYS_ALONE, [
       keys.map((k) => k.organizationId),
       keys.map((k) => k.apiKeyId),
     ]);
@@ -470,21 +581,12 @@ export class TypeOrmLedgerTransaction implements LedgerTransaction {
       window_start: Date;
       held: string;
       spent: string;
-    }[] = await this.manager.query(
-      `SELECT k."organization_id", k."api_key_id", k."period", k."window_start",
-              COALESCE(c."held", 0) AS "held", COALESCE(c."spent", 0) AS "spent"
-         FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::timestamptz[])
-           AS k("organization_id", "api_key_id", "period", "window_start")
-         LEFT JOIN "billing"."spending_counters" c
-           ON c."organization_id" = k."organization_id" AND c."api_key_id" = k."api_key_id"
-          AND c."period" = k."period" AND c."window_start" = k."window_start"`,
-      [
-        keys.map((k) => k.organizationId),
-        keys.map((k) => k.apiKeyId),
-        keys.map((k) => k.period),
-        keys.map((k) => k.windowStart),
-      ],
-    );
+    }[] = await this.manager.query(COUNTERS, [
+      keys.map((k) => k.organizationId),
+      keys.map((k) => k.apiKeyId),
+      keys.map((k) => k.period),
+      keys.map((k) => k.windowStart),
+    ]);
     return rows.map((row) => ({
       organizationId: row.organization_id,
       apiKeyId: row.api_key_id,
@@ -496,61 +598,45 @@ export class TypeOrmLedgerTransaction implements LedgerTransaction {
   }
 
   addToCounterRows(rows: CounterValue[]): Promise<void> {
-    return this.upsertCounterRows(rows, `c."held" + EXCLUDED."held"`, `c."spent" + EXCLUDED."spent"`);
+    return this.upsertCounterRows(rows, ADD_TO_COUNTERS);
   }
 
   setCounterRows(rows: CounterValue[]): Promise<void> {
-    return this.upsertCounterRows(rows, `EXCLUDED."held"`, `EXCLUDED."spent"`);
+    return this.upsertCounterRows(rows, SET_COUNTERS);
   }
 
-  /** Inserts the counters, or sets an existing one's held and spent to the given expressions. */
-  private async upsertCounterRows(rows: CounterValue[], held: string, spent: string): Promise<void> {
+  /** Inserts the counters, or sets an existing one's held and spent as `statement` says. */
+  private async upsertCounterRows(rows: CounterValue[], statement: string): Promise<void> {
     if (rows.length === 0) return;
-    await this.manager.query(
-      `INSERT INTO "billing"."spending_counters" AS c
-         ("organization_id", "api_key_id", "period", "window_start", "held", "spent")
-       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::timestamptz[], $5::numeric[], $6::numeric[])
-       ON CONFLICT ("organization_id", "api_key_id", "period", "window_start") DO UPDATE
-         SET "held" = ${held}, "spent" = ${spent}`,
-      [
-        rows.map((r) => r.organizationId),
-        rows.map((r) => r.apiKeyId),
-        rows.map((r) => r.period),
-        rows.map((r) => r.windowStart),
-        rows.map((r) => r.held.toFixed()),
-        rows.map((r) => r.spent.toFixed()),
-      ],
-    );
+    await this.manager.query(statement, [
+      rows.map((r) => r.organizationId),
+      rows.map((r) => r.apiKeyId),
+      rows.map((r) => r.period),
+      rows.map((r) => r.windowStart),
+      rows.map((r) => r.held.toFixed()),
+      rows.map((r) => r.spent.toFixed()),
+    ]);
   }
 
   async setBalances(balances: Map<string, Decimal>): Promise<void> {
     if (balances.size === 0) return;
-    await this.manager.query(
-      `UPDATE "billing"."accounts" AS a SET "balance" = b."balance", "updated_at" = now()
-         FROM unnest($1::uuid[], $2::numeric[]) AS b("organization_id", "balance")
-        WHERE a."organization_id" = b."organization_id"`,
-      [[...balances.keys()], [...balances.values()].map((balance) => balance.toFixed())],
-    );
+    await this.manager.query(SET_BALANCES, [
+      [...balances.keys()],
+      [...balances.values()].map((balance) => balance.toFixed()),
+    ]);
   }
 
   async insertReservations(reservations: NewReservation[]): Promise<Set<string>> {
     if (reservations.length === 0) return new Set();
-    const rows: { generation_id: string }[] = await this.manager.query(
-      `INSERT INTO "billing"."reservations" (${RESERVATION_COLUMNS})
-       SELECT r."generation_id", r."organization_id", r."api_key_id", r."amount", 'held', r."created_at", r."expires_at", r."context"
-         FROM unnest($1::text[], $2::uuid[], $3::uuid[], $4::numeric[], $5::timestamptz[], $6::timestamptz[], $7::jsonb[])
-           AS r("generation_id", "organization_id", "api_key_id", "amount", "created_at", "expires_at", "context")
-       ON CONFLICT ("generation_id") DO NOTHING RETURNING "generation_id"`,
-      [
-        reservations.map((r) => r.generationId),
-        reservations.map((r) => r.organizationId),
-        reservations.map((r) => r.apiKeyId),
-        reservations.map((r) => r.amount.toFixed()),
-        reservations.map((r) => r.createdAt),
-        reservations.map((r) => r.expiresAt),
-        reservations.map((r) => (r.context === null ? null : JSON.stringify(r.context))),
-      ],
-    );
+    const rows: { generation_id: string }[] = await this.manager.query(INSERT_RESERVATIONS, [
+      reservations.map((r) => r.generationId),
+      reservations.map((r) => r.organizationId),
+      reservations.map((r) => r.apiKeyId),
+      reservations.map((r) => r.amount.toFixed()),
+      reservations.map((r) => r.createdAt),
+      reservations.map((r) => r.expiresAt),
+      reservations.map((r) => (r.context === null ? null : JSON.stringify(r.context))),
+    ]);
     return new Set(rows.map((row) => row.generation_id));
   }
 
@@ -569,13 +655,10 @@ export class TypeOrmLedgerTransaction implements LedgerTransaction {
       created_at: Date;
       expires_at: Date;
       context: ReservationContext | null;
-    }[] = await this.manager.query(
-      `SELECT ${qualified('r', RESERVATION_COLUMNS)} FROM "billing"."reservations" r
-         JOIN unnest($1::uuid[], $2::text[]) AS k("organization_id", "generation_id")
-           ON r."organization_id" = k."organization_id" AND r."generation_id" = k."generation_id"
-          FOR UPDATE OF r`,
-      [keys.map((k) => k.organizationId), keys.map((k) => k.generationId)],
-    );
+    }[] = await this.manager.query(RESERVATIONS_FOR_UPDATE, [
+      keys.map((k) => k.organizationId),
+      keys.map((k) => k.generationId),
+    ]);
     return rows.map((row) => ({
       generationId: row.generation_id,
       organizationId: row.organization_id,
@@ -620,29 +703,21 @@ export class TypeOrmLedgerTransaction implements LedgerTransaction {
 
   async markReservations(marks: readonly ReservationMark[]): Promise<void> {
     if (marks.length === 0) return;
-    await this.manager.query(
-      `UPDATE "billing"."reservations" AS r SET "status" = m."status"
-         FROM unnest($1::uuid[], $2::text[], $3::text[]) AS m("organization_id", "generation_id", "status")
-        WHERE r."organization_id" = m."organization_id" AND r."generation_id" = m."generation_id"`,
-      [marks.map((m) => m.organizationId), marks.map((m) => m.generationId), marks.map((m) => m.status)],
-    );
+    await this.manager.query(MARK_RESERVATIONS, [
+      marks.map((m) => m.organizationId),
+      marks.map((m) => m.generationId),
+      marks.map((m) => m.status),
+    ]);
   }
 
   async growReservations(growths: readonly ReservationGrowth[]): Promise<void> {
     if (growths.length === 0) return;
-    await this.manager.query(
-      `UPDATE "billing"."reservations" AS r SET "amount" = r."amount" + g."by", "expires_at" = g."expires_at"
-         FROM unnest($1::uuid[], $2::text[], $3::numeric[], $4::timestamptz[])
-           AS g("organization_id", "generation_id", "by", "expires_at")
-        WHERE r."organization_id" = g."organization_id" AND r."generation_id" = g."generation_id"
-          AND r."status" = 'held'`,
-      [
-        growths.map((g) => g.organizationId),
-        growths.map((g) => g.generationId),
-        growths.map((g) => g.by.toFixed()),
-        growths.map((g) => g.expiresAt),
-      ],
-    );
+    await this.manager.query(GROW_RESERVATIONS, [
+      growths.map((g) => g.organizationId),
+      growths.map((g) => g.generationId),
+      growths.map((g) => g.by.toFixed()),
+      growths.map((g) => g.expiresAt),
+    ]);
   }
 
   async setBalance(organizationId: string, balance: Decimal): Promise<void> {
@@ -658,20 +733,15 @@ export class TypeOrmLedgerTransaction implements LedgerTransaction {
 
   async appendEntries(entries: readonly NewLedgerEntry[]): Promise<void> {
     if (entries.length === 0) return;
-    await this.manager.query(
-      `INSERT INTO "billing"."ledger_entries"
-         ("organization_id", "kind", "amount", "balance_after", "generation_id", "idempotency_key", "reason")
-       SELECT * FROM unnest($1::uuid[], $2::text[], $3::numeric[], $4::numeric[], $5::text[], $6::text[], $7::text[])`,
-      [
-        entries.map((e) => e.organizationId),
-        entries.map((e) => e.kind),
-        entries.map((e) => e.amount.toFixed()),
-        entries.map((e) => e.balanceAfter.toFixed()),
-        entries.map((e) => e.generationId ?? null),
-        entries.map((e) => e.idempotencyKey ?? null),
-        entries.map((e) => e.reason ?? null),
-      ],
-    );
+    await this.manager.query(APPEND_ENTRIES, [
+      entries.map((e) => e.organizationId),
+      entries.map((e) => e.kind),
+      entries.map((e) => e.amount.toFixed()),
+      entries.map((e) => e.balanceAfter.toFixed()),
+      entries.map((e) => e.generationId ?? null),
+      entries.map((e) => e.idempotencyKey ?? null),
+      entries.map((e) => e.reason ?? null),
+    ]);
   }
 
   async findCredit(
@@ -698,36 +768,15 @@ export class TypeOrmLedgerTransaction implements LedgerTransaction {
    */
   async recordGenerations(generations: readonly NewGeneration[]): Promise<Set<string>> {
     if (generations.length === 0) return new Set();
-    const rows: { id: string }[] = await this.manager.query(
-      `INSERT INTO "billing"."generations"
-         ("id", "organization_id", "api_key_id", "api_key_name", "api_key_short", "user_id", "model",
-          "request_type", "api_type", "response_mode", "status", "list_status", "finish_reason", "provider",
-          "usage", "cost", "client_cost", "generation_time_ms", "latency_ms", "queue_time_ms", "attempts_count",
-          "is_cancelled", "error", "created_at", "completed_at")
-       SELECT "id", "organizationId", "apiKeyId", "apiKeyName", "apiKeyShort", "userId", "model",
-              "requestType", "apiType", "responseMode", "status", "listStatus", "finishReason", "provider",
-              "usage", "cost", "clientCost", "generationTimeMs", "latencyMs", "queueTimeMs", "attemptsCount",
-              "isCancelled", "error", "createdAt", "completedAt"
-         FROM jsonb_to_recordset($1::jsonb) AS g(
-           "id" text, "organizationId" uuid, "apiKeyId" uuid, "apiKeyName" text, "apiKeyShort" text,
-           "userId" uuid, "model" text, "requestType" text, "apiType" text, "responseMode" text, "status" text,
-           "listStatus" text, "finishReason" text, "provider" text, "usage" jsonb, "cost" numeric,
-           "clientCost" numeric, "generationTimeMs" integer, "latencyMs" integer, "queueTimeMs" integer,
-           "attemptsCount" integer, "isCancelled" boolean, "error" jsonb, "createdAt" timestamptz,
-           "completedAt" timestamptz)
-       ON CONFLICT DO NOTHING
-       RETURNING "id"`,
-      [JSON.stringify(generations)],
-    );
+    const rows: { id: string }[] = await this.manager.query(RECORD_GENERATIONS, [
+      JSON.stringify(generations),
+    ]);
     return new Set(rows.map((row) => row.id));
   }
 
   async recordedErrorCodes(keys: readonly GenerationKey[]): Promise<RecordedErrorCode[]> {
     const rows: { organization_id: string; id: string; code: string | null }[] = await this.manager.query(
-      `SELECT g."organization_id", g."id", g."error"->>'code' AS "code" FROM "billing"."generations" g
-         JOIN unnest($1::uuid[], $2::text[]) AS k("organization_id", "id")
-           ON g."organization_id" = k."organization_id" AND g."id" = k."id"
-          FOR UPDATE OF g`,
+      RECORDED_ERROR_CODES,
       [keys.map((k) => k.organizationId), keys.map((k) => k.generationId)],
     );
     return rows.map((row) => ({ organizationId: row.organization_id, generationId: row.id, code: row.code }));

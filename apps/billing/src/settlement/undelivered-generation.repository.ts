@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { Decimal } from 'decimal.js';
 import { DataSource, EntityManager } from 'typeorm';
 import type { GenerationError, HistoryListStatus } from '@gw/contracts';
+import { preparedStatement } from '@gw/platform/database';
 import { type GenerationKey, LedgerTransaction, TypeOrmLedgerTransaction } from '../ledger/ledger.repository';
 
 /** What a refund needs to know of a recorded generation. */
@@ -26,6 +27,13 @@ export interface UndeliveredTransaction {
   markUndelivered(organizationId: string, generationId: string, error: GenerationError): Promise<void>;
 }
 
+/** The reported generations among (organization, generation) pairs: every settlement batch asks (decision 194). */
+const REPORTED_AMONG = preparedStatement(
+  `SELECT u."organization_id", u."generation_id" FROM "billing"."undelivered_generations" u
+     JOIN unnest($1::uuid[], $2::text[]) AS k("organization_id", "generation_id")
+       ON u."organization_id" = k."organization_id" AND u."generation_id" = k."generation_id"`,
+);
+
 @Injectable()
 export class UndeliveredGenerationRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
@@ -42,9 +50,7 @@ export class UndeliveredGenerationRepository {
   async reportedAmong(keys: readonly GenerationKey[]): Promise<GenerationKey[]> {
     if (keys.length === 0) return [];
     const rows: { organization_id: string; generation_id: string }[] = await this.dataSource.query(
-      `SELECT u."organization_id", u."generation_id" FROM "billing"."undelivered_generations" u
-         JOIN unnest($1::uuid[], $2::text[]) AS k("organization_id", "generation_id")
-           ON u."organization_id" = k."organization_id" AND u."generation_id" = k."generation_id"`,
+      REPORTED_AMONG,
       [keys.map((k) => k.organizationId), keys.map((k) => k.generationId)],
     );
     return rows.map((row) => ({ organizationId: row.organization_id, generationId: row.generation_id }));

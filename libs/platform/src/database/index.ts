@@ -5,4 +5,5 @@ export * from './database-runtime';
 export * from './service-database';
 export * from './service-database.module';
 export * from './postgres-check';
+export * from './prepared-statements';
 export * from '../bootstrap/run-service-main';

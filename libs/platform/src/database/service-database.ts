@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { DataSource, type DataSourceOptions, type EntitySchema, type MixedList } from 'typeorm';
+import { PreparingClient } from './prepared-statements';
 
 export interface ServiceDatabaseOptions {
   url: string;
@@ -25,7 +26,8 @@ export function serviceDataSourceOptions(options: ServiceDatabaseOptions): DataS
     migrationsRun: false,
     installExtensions: false,
     uuidExtension: 'pgcrypto',
-    extra: { max: options.poolSize ?? 10 },
+    // pg's pool builds its connections from `Client`: ours runs marked statements prepared (decision 194).
+    extra: { max: options.poolSize ?? 10, Client: PreparingClient },
   };
 }
 

@@ -1,0 +1,37 @@
+import { createHash } from 'node:crypto';
+import { Client, type QueryConfig } from 'pg';
+
+/** The name each marked statement's text is prepared under, the same in every process that marks it. */
+const preparedNames = new Map<string, string>();
+
+/**
+ * Marks a statement of the hot path as one PostgreSQL parses and plans once per connection instead
+ * of on every call (decision 194): answers the text unchanged, to pass to `query` as before.
+ * Only constant texts may be marked (a module's constant, or a repository's text built once in its
+ * constructor), so that a connection holds a bounded set of prepared statements.
+ */
+export function preparedStatement(text: string): string {
+  if (!preparedNames.has(text)) {
+    preparedNames.set(text, `gw_${createHash('sha256').update(text).digest('hex').slice(0, 32)}`);
+  }
+  return text;
+}
+
+/**
+ * The pool's client (`extra.Client` of the DataSource): a query whose text is marked goes as the
+ * named prepared statement of that text, which pg parses on the connection's first use of it and
+ * then only binds and executes. Everything else goes as pg sends it.
+ */
+export class PreparingClient extends Client {
+  // pg's overloads of query do not survive an override; TypeORM calls it as (text, values).
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  override query(...args: any[]): any {
+    const send = super.query.bind(this) as (...params: unknown[]) => unknown;
+    const [text, values, callback] = args as unknown[];
+    if (typeof text === 'string' && Array.isArray(values)) {
+      const name = preparedNames.get(text);
+      if (name !== undefined) return send({ name, text, values } satisfies QueryConfig, callback);
+    }
+    return send(...(args as unknown[]));
+  }
+}
