@@ -1,6 +1,6 @@
 import { createTestDatabase, type TestDatabase } from '@gw/testing';
 import { DataSource, type MigrationInterface, QueryFailedError, type QueryRunner } from 'typeorm';
-import { preparedStatement } from './prepared-statements';
+import { MAX_PREPARED_TEXTS, preparedStatement } from './prepared-statements';
 import {
   migrateServiceDatabase,
   serviceDataSourceOptions,
@@ -96,6 +96,19 @@ describe('statements marked prepared (decision 194)', () => {
     await expect(dataSource.query(NOTES_BY_ID, [[1, 2]])).resolves.toHaveLength(2);
   });
 
+  it('keeps no statement PostgreSQL refused to prepare: it is prepared once the table it reads exists', async () => {
+    const pending = preparedStatement(`SELECT "id" FROM "prepared_test"."later" WHERE "id" = ANY($1::int[])`);
+    await expect(dataSource.query(pending, [[1]])).rejects.toThrow(
+      'relation "prepared_test.later" does not exist',
+    );
+    await expect(prepared()).resolves.toEqual([]);
+
+    await dataSource.query(`CREATE TABLE "prepared_test"."later" ("id" integer PRIMARY KEY)`);
+    await dataSource.query(`INSERT INTO "prepared_test"."later" VALUES (1), (2)`);
+    await expect(dataSource.query(pending, [[2]])).resolves.toEqual([{ id: 2 }]);
+    await expect(prepared()).resolves.toEqual([{ statement: pending, from_sql: false, executions: 1 }]);
+  });
+
   it('prepares a marked statement again on the connection that replaces a lost one', async () => {
     await dataSource.query(INSERT_NOTES, [[1], ['one']]);
     const [{ pid }] = await dataSource.query<{ pid: number }[]>('SELECT pg_backend_pid() AS "pid"');
@@ -119,5 +132,18 @@ describe('statements marked prepared (decision 194)', () => {
       { statement: INSERT_NOTES, from_sql: false, executions: 1 },
       { statement: NOTES_BY_ID, from_sql: false, executions: 1 },
     ]);
+  });
+
+  it(`sends texts unnamed past ${MAX_PREPARED_TEXTS} marked ones, so that texts built per call cannot fill a connection`, async () => {
+    // Run last: it fills this test file's registry.
+    const built = (n: number) => `SELECT $1::int + ${n} AS "sum"`;
+    for (let n = 0; n < MAX_PREPARED_TEXTS; n++) preparedStatement(built(n));
+    await expect(dataSource.query(built(MAX_PREPARED_TEXTS), [1])).resolves.toEqual([
+      { sum: 1 + MAX_PREPARED_TEXTS },
+    ]);
+    await expect(dataSource.query(NOTES_BY_ID, [[1]])).resolves.toEqual([]);
+    await expect(dataSource.query(built(0), [1])).resolves.toEqual([{ sum: 1 }]);
+    const statements = (await prepared()).map((row) => row.statement);
+    expect(statements.sort()).toEqual([built(0), NOTES_BY_ID].sort());
   });
 });

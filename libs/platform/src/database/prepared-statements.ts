@@ -1,8 +1,16 @@
+import { Logger } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { Client, type QueryConfig } from 'pg';
 
 /** The name each marked statement's text is prepared under, the same in every process that marks it. */
 const preparedNames = new Map<string, string>();
+/**
+ * More marked texts than the services have statements means a text built per call was marked: past
+ * this many, texts go unmarked (and it is logged once), so that no connection fills with statements.
+ */
+export const MAX_PREPARED_TEXTS = 500;
+const logger = new Logger('PreparedStatements');
+let warnedOfExcess = false;
 
 /**
  * Marks a statement of the hot path as one PostgreSQL parses and plans once per connection instead
@@ -11,9 +19,17 @@ const preparedNames = new Map<string, string>();
  * constructor), so that a connection holds a bounded set of prepared statements.
  */
 export function preparedStatement(text: string): string {
-  if (!preparedNames.has(text)) {
-    preparedNames.set(text, `gw_${createHash('sha256').update(text).digest('hex').slice(0, 32)}`);
+  if (preparedNames.has(text)) return text;
+  if (preparedNames.size >= MAX_PREPARED_TEXTS) {
+    if (!warnedOfExcess) {
+      warnedOfExcess = true;
+      logger.warn(
+        `More than ${MAX_PREPARED_TEXTS} texts were marked prepared (one built per call?): the rest go unnamed`,
+      );
+    }
+    return text;
   }
+  preparedNames.set(text, `gw_${createHash('sha256').update(text).digest('hex').slice(0, 32)}`);
   return text;
 }
 
