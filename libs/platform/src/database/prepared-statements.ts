@@ -42,12 +42,12 @@ export class PreparingClient extends Client {
   // pg's overloads of query do not survive an override; TypeORM calls it as (text, values).
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   override query(...args: any[]): any {
-    const send = super.query.bind(this) as (...params: unknown[]) => unknown;
     const [text, values, callback] = args as unknown[];
     if (typeof text === 'string' && Array.isArray(values)) {
       const name = preparedNames.get(text);
-      if (name !== undefined) return send({ name, text, values } satisfies QueryConfig, callback);
+      if (name !== undefined)
+        return super.query({ name, text, values } satisfies QueryConfig, callback as never);
     }
-    return send(...(args as unknown[]));
+    return super.query(...(args as [never, never, never]));
   }
 }
