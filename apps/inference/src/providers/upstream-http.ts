@@ -3,6 +3,7 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { Agent, type Dispatcher, type FormData, request } from 'undici';
 import { toUpstreamFailure, UpstreamFailure, upstreamJson, upstreamStatusFailure } from '@gw/paid-generation';
 import type { UpstreamSignal } from './upstream-abort';
+import { BodyReads } from './body-reads';
 
 /** What a provider may still send after the end of its answer before the connection is closed instead of kept. */
 const MAX_BYTES_AFTER_ANSWER = 64 * 1024;
@@ -80,7 +81,7 @@ export class UpstreamHttp implements OnApplicationShutdown {
 
   /**
    * POSTs JSON and reads the answer's server-sent events as `reading` turns them into pieces, a
-   * batch per read from the socket, up to the event `reading.isLast` recognises (the provider's end
+   * batch per read from the socket (BodyReads), up to the event `reading.isLast` recognises (the provider's end
    * of the answer). One generator from the socket to the caller, and one step of it per read rather
    * than per event: a plain answer that arrives in one packet is one step, however many events it
    * holds. An event `reading.read` refuses ends the stream with its failure, after the pieces read
@@ -100,10 +101,11 @@ export class UpstreamHttp implements OnApplicationShutdown {
     const events: EventSourceMessage[] = [];
     const parser = createParser({ onEvent: (event) => events.push(event) });
     const decoder = new TextDecoder();
+    const reads = new BodyReads(response.body);
     let answered = false;
     try {
-      for await (const chunk of response.body.iterator({ destroyOnReturn: false })) {
-        parser.feed(decoder.decode(chunk as Buffer, { stream: true }));
+      for (let read = await reads.next(); read !== null; read = await reads.next()) {
+        parser.feed(decoder.decode(read, { stream: true }));
         const { pieces, last, refused } = readEvents(events, reading);
         events.length = 0;
         answered = last;
@@ -114,6 +116,7 @@ export class UpstreamHttp implements OnApplicationShutdown {
     } catch (err) {
       throw toUpstreamFailure(err);
     } finally {
+      reads.release();
       if (answered) drainInBackground(response.body);
       else closeUnread(response.body);
     }
