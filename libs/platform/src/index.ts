@@ -20,6 +20,7 @@ export { livenessSubject } from './transport/responder-watch';
 export * from './transport/in-process-bus';
 export * from './transport/in-process-client';
 export * from './transport/in-process-server';
+export * from './transport/handed-frames';
 export * from './transport/rpc-client';
 export * from './transport/transport-options';
 export * from './transport/transport.module';

@@ -1,8 +1,9 @@
 import { Controller } from '@nestjs/common';
+import { Ctx } from '@nestjs/microservices';
 import { map, Observable } from 'rxjs';
 import { ChatCompletion, ChatCompletionChunk, InferenceContracts } from '@gw/contracts';
 import { ChatCompletionRpcMessageDto } from '@gw/dto';
-import { HandlesRpc, SendsHeartbeats } from '@gw/platform';
+import { type HandedFrames, HandlesRpc, replyFrames, SendsHeartbeats } from '@gw/platform';
 import { ChatCompletionService } from './chat-completion.service';
 import { WatchesForGoneCaller } from './gone-caller-watch';
 
@@ -18,7 +19,10 @@ export class ChatCompletionHandler {
   }
 
   @HandlesRpc(InferenceContracts.chatCompletionStream, ChatCompletionRpcMessageDto)
-  stream(message: ChatCompletionRpcMessageDto): Observable<ChatCompletionChunk> {
-    return this.chat.stream(message).pipe(map((item) => item.chunk));
+  stream(
+    message: ChatCompletionRpcMessageDto,
+    @Ctx() context: unknown,
+  ): Observable<ChatCompletionChunk | HandedFrames<ChatCompletionChunk>> {
+    return replyFrames(context, this.chat.stream(message).pipe(map((item) => item.chunk)));
   }
 }

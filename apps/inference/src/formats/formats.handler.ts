@@ -1,4 +1,5 @@
 import { Controller } from '@nestjs/common';
+import { Ctx } from '@nestjs/microservices';
 import { catchError, defer, Observable, throwError } from 'rxjs';
 import {
   DomainError,
@@ -9,7 +10,7 @@ import {
   ResponsesResponse,
 } from '@gw/contracts';
 import { ChatCompletionRequestDto, MessagesRpcMessageDto, ResponsesRpcMessageDto } from '@gw/dto';
-import { HandlesRpc, SendsHeartbeats } from '@gw/platform';
+import { type HandedFrames, HandlesRpc, replyFrames, SendsHeartbeats } from '@gw/platform';
 import { ChatCompletionService } from '../chat/chat-completion.service';
 import { WatchesForGoneCaller } from '../chat/gone-caller-watch';
 import { translateStream } from './event-stream';
@@ -46,13 +47,17 @@ export class FormatsHandler {
   }
 
   @HandlesRpc(FormatsContracts.responsesStream, ResponsesRpcMessageDto)
-  responsesStream(message: ResponsesRpcMessageDto): Observable<NamedServerSentEvent> {
-    return defer(() => {
+  responsesStream(
+    message: ResponsesRpcMessageDto,
+    @Ctx() context: unknown,
+  ): Observable<NamedServerSentEvent | HandedFrames<NamedServerSentEvent>> {
+    const events = defer(() => {
       const items = this.chat.stream(
         this.chatRequest(message, responsesToChatBody(message.body, true), 'responses'),
       );
       return translateStream(items, responsesStreamTranslator(message.body));
     }).pipe(catchError((err: unknown) => throwError(() => inResponsesTerms(err))));
+    return replyFrames(context, events);
   }
 
   @HandlesRpc(FormatsContracts.messages, MessagesRpcMessageDto)
@@ -64,13 +69,17 @@ export class FormatsHandler {
   }
 
   @HandlesRpc(FormatsContracts.messagesStream, MessagesRpcMessageDto)
-  messagesStream(message: MessagesRpcMessageDto): Observable<NamedServerSentEvent> {
-    return defer(() =>
+  messagesStream(
+    message: MessagesRpcMessageDto,
+    @Ctx() context: unknown,
+  ): Observable<NamedServerSentEvent | HandedFrames<NamedServerSentEvent>> {
+    const events = defer(() =>
       translateStream(
         this.chat.stream(this.chatRequest(message, messagesToChatBody(message.body, true), 'messages')),
         messagesStreamTranslator(),
       ),
     );
+    return replyFrames(context, events);
   }
 
   private chatRequest(

@@ -1,7 +1,11 @@
-import { BaseRpcContext, type CustomTransportStrategy, Server } from '@nestjs/microservices';
-import { defer, isObservable, mergeMap, type Observable, type Subscription } from 'rxjs';
+import { Logger } from '@nestjs/common';
+import { type CustomTransportStrategy, Server } from '@nestjs/microservices';
+import { defer, isObservable, mergeMap, type Observable, Subscription } from 'rxjs';
+import { toRpcErrorPayload } from '../errors/rpc-error.filter';
 import { tracer } from '../observability/tracing';
+import { HandedFrames } from './handed-frames';
 import { type InProcessBus, NO_HANDLER_MESSAGE, type ReplyPacket } from './in-process-bus';
+import { InProcessContext } from './in-process-context';
 import { traceHandling } from './traced-handling';
 
 /**
@@ -81,19 +85,39 @@ export class InProcessServer extends Server implements CustomTransportStrategy {
   }
 }
 
-/** The context of a message on the in-process bus, where caller and handler live and die together. */
-export class InProcessContext extends BaseRpcContext<[string]> {}
+export { InProcessContext } from './in-process-context';
+
+const handedFramesLogger = new Logger('RpcErrorFilter');
 
 /**
  * Replies each value of a handler's answer in the turn it is produced, the error or the end as the
  * last packet. Nest's Server.send queues every packet for the next tick behind an async publish,
  * which a NATS socket needs and a function call does not: a streamed answer paid a tick and a
- * promise per token for it (decision 179).
+ * promise per token for it (decision 179). Frames handed past Nest's pipeline (HandedFrames) are
+ * subscribed to here, their failure answered as Nest's error filter would (decision 195).
  */
 function replyInTurn(answer: Observable<unknown>, reply: (packet: ReplyPacket) => void): Subscription {
-  return answer.subscribe({
-    next: (response) => reply({ response }),
-    error: (err: unknown) => reply({ err, isDisposed: true }),
-    complete: () => reply({ isDisposed: true }),
-  });
+  const subscriptions = new Subscription();
+  let handed = false;
+  subscriptions.add(
+    answer.subscribe({
+      next: (response) => {
+        if (!(response instanceof HandedFrames)) return reply({ response });
+        handed = true;
+        subscriptions.add(
+          (response as HandedFrames<unknown>).frames.subscribe({
+            next: (frame) => reply({ response: frame }),
+            error: (err: unknown) =>
+              reply({ err: toRpcErrorPayload(err, handedFramesLogger), isDisposed: true }),
+            complete: () => reply({ isDisposed: true }),
+          }),
+        );
+      },
+      error: (err: unknown) => reply({ err, isDisposed: true }),
+      complete: () => {
+        if (!handed) reply({ isDisposed: true });
+      },
+    }),
+  );
+  return subscriptions;
 }

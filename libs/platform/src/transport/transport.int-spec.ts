@@ -1,12 +1,33 @@
-import { Controller, INestMicroservice, Module } from '@nestjs/common';
+import {
+  type CallHandler,
+  Controller,
+  type ExecutionContext,
+  INestMicroservice,
+  Module,
+  type NestInterceptor,
+  UseInterceptors,
+} from '@nestjs/common';
+import { Ctx } from '@nestjs/microservices';
 import { Test } from '@nestjs/testing';
 import { DomainError, rpc, stream } from '@gw/contracts';
 import { startTestNats, TestNats, uniqueSuffix } from '@gw/testing';
 import { IsInt, IsString, Min } from 'class-validator';
-import { interval, map, take, toArray, lastValueFrom, Observable, finalize } from 'rxjs';
+import {
+  concat,
+  interval,
+  map,
+  take,
+  tap,
+  throwError,
+  toArray,
+  lastValueFrom,
+  Observable,
+  finalize,
+} from 'rxjs';
 import { NestFactory } from '@nestjs/core';
 import { serviceTransport } from '../bootstrap/start-service';
 import { RpcErrorFilter } from '../errors/rpc-error.filter';
+import { HandedFrames, replyFrames } from './handed-frames';
 import { HandlesRpc } from './handles';
 import { SendsHeartbeats } from './heartbeats';
 import { InProcessBus } from './in-process-bus';
@@ -40,8 +61,18 @@ const Count = stream<CountRequest, number>(`test.${suffix}.count`, CountRequest)
 const Missing = rpc<EmptyRequest, object>(`test.${suffix}.missing`, EmptyRequest);
 const Slow = rpc<EmptyRequest, object>(`test.${suffix}.slow`, EmptyRequest);
 const SlowBeating = rpc<EmptyRequest, object>(`test.${suffix}.slow-beating`, EmptyRequest);
+const HandedCount = stream<CountRequest, number>(`test.${suffix}.handed-count`, CountRequest);
+const HandedBreak = stream<TextRequest, number>(`test.${suffix}.handed-break`, TextRequest);
 
 let streamsFinalized = 0;
+/** The values Nest's interceptors saw of the handed streams' answers. */
+let valuesIntercepted = 0;
+
+class ValueCounter implements NestInterceptor {
+  intercept(_context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    return next.handle().pipe(tap(() => (valuesIntercepted += 1)));
+  }
+}
 
 @Controller()
 class TestHandler {
@@ -66,6 +97,34 @@ class TestHandler {
       take(body.n),
       map((i) => i + 1),
       finalize(() => streamsFinalized++),
+    );
+  }
+
+  @HandlesRpc(HandedCount)
+  @UseInterceptors(ValueCounter)
+  @SendsHeartbeats(50)
+  handedCount(body: CountRequest, @Ctx() context: unknown): Observable<number | HandedFrames<number>> {
+    const frames = interval(2).pipe(
+      take(body.n),
+      map((i) => i + 1),
+      finalize(() => streamsFinalized++),
+    );
+    return replyFrames(context, frames);
+  }
+
+  @HandlesRpc(HandedBreak)
+  @SendsHeartbeats(50)
+  handedBreak(body: TextRequest, @Ctx() context: unknown): Observable<number | HandedFrames<number>> {
+    const failure =
+      body.text === 'domain'
+        ? new DomainError('insufficient_balance', 'Not enough money', 'amount')
+        : new Error('secret internals');
+    return replyFrames(
+      context,
+      concat(
+        interval(1).pipe(take(3)),
+        throwError(() => failure),
+      ),
     );
   }
 
@@ -144,6 +203,31 @@ describe.each<[string, () => TransportOptions]>([
     );
   });
 
+  it(`delivers a handed stream's frames in order, ${name === 'nats' ? 'each through' : 'past'} Nest's interceptors`, async () => {
+    const before = valuesIntercepted;
+    await expect(lastValueFrom(client.stream(HandedCount, { n: 25 }).pipe(toArray()))).resolves.toEqual(
+      Array.from({ length: 25 }, (_, i) => i + 1),
+    );
+    expect(valuesIntercepted - before).toBe(name === 'nats' ? 25 : 1);
+  });
+
+  it("ends a handed stream that fails after its frames with the error filter's answer", async () => {
+    const frames: number[] = [];
+    const failure = (text: string) =>
+      lastValueFrom(client.stream(HandedBreak, { text }).pipe(tap((frame) => frames.push(frame)))).catch(
+        (err: unknown) => err,
+      );
+    await expect(failure('domain')).resolves.toMatchObject({
+      code: 'insufficient_balance',
+      message: 'Not enough money',
+      param: 'amount',
+    });
+    expect(frames).toEqual([0, 1, 2]);
+    const unexpected = await failure('crash');
+    expect(unexpected).toMatchObject({ code: 'internal_error', message: 'Internal error' });
+    expect(JSON.stringify(unexpected)).not.toContain('secret');
+  });
+
   it('validates the payload at the handler and names the parameter', async () => {
     await expect(lastValueFrom(client.stream(Count, { n: 0 }))).rejects.toMatchObject({
       code: 'invalid_request',
@@ -217,6 +301,26 @@ describe('in-process transport cancellation', () => {
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(streamsFinalized).toBe(before + 1);
     expect(values.length).toBeLessThan(10_000);
+    await service.close();
+  });
+
+  it('stops a handed stream when the caller unsubscribes', async () => {
+    const bus = new InProcessBus();
+    const service = await NestFactory.createMicroservice(TestServiceModule, {
+      ...serviceTransport({ kind: 'in-process', bus, rpcTimeoutMs: 1000 }, null),
+      logger: false,
+    });
+    await service.listen();
+    const before = streamsFinalized;
+    const values: unknown[] = [];
+    const subscription = bus.request$(HandedCount.subject, { n: 10_000 }).subscribe((v) => values.push(v));
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    subscription.unsubscribe();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(streamsFinalized).toBe(before + 1);
+    expect(values.length).toBeGreaterThan(0);
+    expect(values.length).toBeLessThan(10_000);
+    expect(values.every((value) => typeof value === 'number')).toBe(true);
     await service.close();
   });
 });
