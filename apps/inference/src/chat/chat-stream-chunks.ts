@@ -14,21 +14,25 @@ type Chunk = ChatCompletionChunk;
  */
 export class ChatStreamChunks {
   private roleSent = false;
+  /** The answer's start in seconds, as every chunk tells it. */
+  private readonly created: number;
 
   constructor(
     private readonly generation: ChatGeneration,
     private readonly route: ProviderRoute,
     private readonly subscriber: Subscriber<ChatStreamItem>,
-  ) {}
+  ) {
+    this.created = Math.floor(generation.hold.context.startedAt.getTime() / 1000);
+  }
 
+  /** A piece of the answer as its chunk; built field by field, since it runs once per token. */
   delta(event: UpstreamStreamEvent, promptTokens: number): void {
-    const delta: Chunk['choices'][number]['delta'] = {
-      ...(this.roleSent ? {} : { role: 'assistant' as const }),
-      ...(event.content ? { content: event.content } : {}),
-      ...(event.toolCalls ? { tool_calls: event.toolCalls } : {}),
-      ...(event.reasoning ? { reasoning: event.reasoning } : {}),
-      ...(event.reasoningDetails ? { reasoning_details: event.reasoningDetails } : {}),
-    };
+    const delta: Chunk['choices'][number]['delta'] = {};
+    if (!this.roleSent) delta.role = 'assistant';
+    if (event.content) delta.content = event.content;
+    if (event.toolCalls) delta.tool_calls = event.toolCalls;
+    if (event.reasoning) delta.reasoning = event.reasoning;
+    if (event.reasoningDetails) delta.reasoning_details = event.reasoningDetails;
     this.roleSent = true;
     this.subscriber.next({ chunk: this.chunk([{ index: 0, delta, finish_reason: null }]), promptTokens });
   }
@@ -51,14 +55,15 @@ export class ChatStreamChunks {
   }
 
   private chunk(choices: Chunk['choices'], usage?: Chunk['usage']): Chunk {
-    return {
+    const chunk: Chunk = {
       id: this.generation.id,
       object: 'chat.completion.chunk',
-      created: Math.floor(this.generation.hold.context.startedAt.getTime() / 1000),
+      created: this.created,
       model: this.generation.model.entry.id,
       provider: this.route.name,
       choices,
-      ...(usage ? { usage } : {}),
     };
+    if (usage) chunk.usage = usage;
+    return chunk;
   }
 }

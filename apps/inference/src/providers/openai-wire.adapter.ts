@@ -80,26 +80,24 @@ const OPENAI_STREAM: SseReading<UpstreamStreamEvent> = {
   unfinished: 'Upstream stream ended without [DONE]',
 };
 
+/** A provider's chunk as the event it tells; built field by field, since it runs once per token. */
 function toStreamEvent(chunk: OpenAiChunk): UpstreamStreamEvent {
   if (chunk.error) throw streamError(chunk.error);
   const choice = chunk.choices?.[0];
+  const delta = choice?.delta;
+  const event: UpstreamStreamEvent = {};
+  if (typeof delta?.content === 'string' && delta.content !== '') event.content = delta.content;
+  const reasoning = delta?.reasoning ?? delta?.reasoning_content;
+  if (typeof reasoning === 'string' && reasoning !== '') event.reasoning = reasoning;
+  const details = reasoningDetails(delta?.reasoning_details);
+  if (details.length > 0) event.reasoningDetails = details;
+  if (Array.isArray(delta?.tool_calls) && delta.tool_calls.length > 0)
+    event.toolCalls = toolCallDeltas(delta.tool_calls);
+  if (typeof choice?.finish_reason === 'string' && choice.finish_reason !== '')
+    event.finishReason = choice.finish_reason;
   const usage = toUsage(chunk.usage);
-  const reasoning = choice?.delta?.reasoning ?? choice?.delta?.reasoning_content;
-  const details = reasoningDetails(choice?.delta?.reasoning_details);
-  return {
-    ...(typeof choice?.delta?.content === 'string' && choice.delta.content !== ''
-      ? { content: choice.delta.content }
-      : {}),
-    ...(typeof reasoning === 'string' && reasoning !== '' ? { reasoning } : {}),
-    ...(details.length > 0 ? { reasoningDetails: details } : {}),
-    ...(Array.isArray(choice?.delta?.tool_calls) && choice.delta.tool_calls.length > 0
-      ? { toolCalls: toolCallDeltas(choice.delta.tool_calls) }
-      : {}),
-    ...(typeof choice?.finish_reason === 'string' && choice.finish_reason !== ''
-      ? { finishReason: choice.finish_reason }
-      : {}),
-    ...(usage ? { usage } : {}),
-  };
+  if (usage) event.usage = usage;
+  return event;
 }
 
 /**
