@@ -91,6 +91,7 @@ export class MediaModule {
         ...paidGenerationProviders({
           tables: MEDIA_TABLES,
           outboxRelayIntervalMs: env.OUTBOX_RELAY_INTERVAL_MS,
+          outboxRetentionMs: env.OUTBOX_RETENTION_HOURS * 3_600_000,
           reservationRenewIntervalMs: env.RESERVATION_RENEW_INTERVAL_MS,
         }),
       ],

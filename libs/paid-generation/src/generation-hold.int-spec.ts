@@ -125,6 +125,7 @@ describe('GenerationHold', () => {
       providers: paidGenerationProviders({
         tables,
         outboxRelayIntervalMs: 60_000,
+        outboxRetentionMs: 86_400_000,
         reservationRenewIntervalMs: 50,
       }),
     })

@@ -134,4 +134,20 @@ export class GenerationOutboxRepository {
       take: limit,
     });
   }
+
+  /**
+   * Deletes up to `limit` published events stored before `before`, oldest first; returns how many.
+   * Like the relay's scan it spans every organization: a published event is in JetStream and in
+   * billing, and nothing reads it here again.
+   */
+  async deletePublishedBefore(before: Date, limit: number): Promise<number> {
+    const [, deleted]: [unknown, number] = await this.dataSource.query(
+      `DELETE FROM ${this.outboxTable} WHERE "message_id" IN (
+         SELECT "message_id" FROM ${this.outboxTable}
+          WHERE "published_at" IS NOT NULL AND "created_at" < $1
+          ORDER BY "created_at" LIMIT $2)`,
+      [before, limit],
+    );
+    return deleted;
+  }
 }

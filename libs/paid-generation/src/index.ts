@@ -2,6 +2,7 @@ export * from './generation-billing.service';
 export * from './generation-hold';
 export * from './generation-outbox.repository';
 export * from './generation-recorder.service';
+export * from './outbox-pruner.service';
 export * from './outbox-relay.service';
 export * from './paid-generation.env';
 export * from './paid-generation-migration';

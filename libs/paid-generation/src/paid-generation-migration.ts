@@ -1,4 +1,4 @@
-import { type QueryRunner } from 'typeorm';
+import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 /**
  * The paid-generation pipeline's tables (request attempts, event outbox) in `schema`: the one
@@ -35,6 +35,27 @@ export async function createPaidGenerationTables(q: QueryRunner, schema: string)
   await q.query(
     `CREATE INDEX "event_outbox_unpublished_idx" ON "${schema}"."event_outbox" ("created_at") WHERE "published_at" IS NULL`,
   );
+}
+
+/**
+ * The migration that indexes the published events of `schema`'s outbox by age, for the outbox's
+ * retention (OutboxPruner, decision 196): without it each pass would scan the whole table for the
+ * rows it may delete. Each service lists it under its own `name`.
+ */
+export function indexPublishedOutboxEvents(schema: string, name: string): new () => MigrationInterface {
+  return class IndexPublishedOutboxEvents implements MigrationInterface {
+    name = name;
+
+    async up(q: QueryRunner): Promise<void> {
+      await q.query(
+        `CREATE INDEX "event_outbox_published_idx" ON "${schema}"."event_outbox" ("created_at") WHERE "published_at" IS NOT NULL`,
+      );
+    }
+
+    async down(q: QueryRunner): Promise<void> {
+      await q.query(`DROP INDEX "${schema}"."event_outbox_published_idx"`);
+    }
+  };
 }
 
 export async function dropPaidGenerationTables(q: QueryRunner, schema: string): Promise<void> {

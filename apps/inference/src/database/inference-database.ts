@@ -1,4 +1,4 @@
-import { paidGenerationTables } from '@gw/paid-generation';
+import { indexPublishedOutboxEvents, paidGenerationTables } from '@gw/paid-generation';
 import { type ServiceDatabaseOptions } from '@gw/platform/database';
 import { CreateInferenceTables1763900000000 } from './migrations/1763900000000-create-inference-tables';
 
@@ -7,12 +7,17 @@ export const INFERENCE_SCHEMA = 'inference';
 /** The request attempts and the event outbox of the paid-generation pipeline, in this service's schema. */
 export const INFERENCE_TABLES = paidGenerationTables(INFERENCE_SCHEMA);
 
+const IndexPublishedOutboxEvents1766000000000 = indexPublishedOutboxEvents(
+  INFERENCE_SCHEMA,
+  'IndexPublishedOutboxEvents1766000000000',
+);
+
 /** Migrations are listed, not globbed: globs do not survive bundling. Append only. */
 export function inferenceDatabase(url: string): ServiceDatabaseOptions {
   return {
     url,
     schema: INFERENCE_SCHEMA,
     entities: [INFERENCE_TABLES.RequestAttempt, INFERENCE_TABLES.EventOutbox],
-    migrations: [CreateInferenceTables1763900000000],
+    migrations: [CreateInferenceTables1763900000000, IndexPublishedOutboxEvents1766000000000],
   };
 }
