@@ -3,6 +3,8 @@ import { PassThrough } from 'node:stream';
 import { BodyReads } from './body-reads';
 
 const text = (read: Buffer | null) => (read === null ? null : read.toString());
+/** Lets the body's written reads reach it. */
+const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('BodyReads', () => {
   it('hands each read to the reader waiting for it, in order, then null at the end', async () => {
@@ -22,7 +24,7 @@ describe('BodyReads', () => {
     const body = new PassThrough();
     const reads = new BodyReads(body);
     body.write('a');
-    await new Promise((resolve) => setImmediate(resolve));
+    await settle();
     expect(body.isPaused()).toBe(true);
     body.write('b');
     expect(text(await reads.next())).toBe('a');
@@ -36,7 +38,7 @@ describe('BodyReads', () => {
     const body = new PassThrough();
     const reads = new BodyReads(body);
     body.write('before');
-    await new Promise((resolve) => setImmediate(resolve));
+    await settle();
     const closed = new Promise((resolve) => body.once('close', resolve));
     body.destroy(new Error('socket hang up'));
     await closed;

@@ -105,7 +105,7 @@ function replyInTurn(answer: Observable<unknown>, reply: (packet: ReplyPacket) =
         if (!(response instanceof HandedFrames)) return reply({ response });
         handed = true;
         subscriptions.add(
-          (response as HandedFrames<unknown>).frames.subscribe({
+          response.frames.subscribe({
             next: (frame) => reply({ response: frame }),
             error: (err: unknown) =>
               reply({ err: toRpcErrorPayload(err, handedFramesLogger), isDisposed: true }),
