@@ -1,5 +1,6 @@
 import { BillingContracts } from '@gw/contracts';
 import { randomUUID } from 'node:crypto';
+import { LedgerService } from '../src/ledger/ledger.service';
 import { BillingTestApp } from './billing-test-app';
 
 describe('billing ledger over NATS and Postgres: balance, credits, reservations', () => {
@@ -163,6 +164,37 @@ describe('billing ledger over NATS and Postgres: balance, credits, reservations'
     await app.credit(b, '5');
     await reserve(a, '1', '1', generationId);
     await expect(reserve(b, '1', '1', generationId)).rejects.toMatchObject({ code: 'conflict' });
+  });
+
+  it('keeps the rest of a batch whose generation id another organization holds: that one alone is refused, nothing is held twice', async () => {
+    const taken = `gen_${randomUUID()}`;
+    const [a, b] = [randomUUID(), randomUUID()];
+    await app.credit(a, '10');
+    await app.credit(b, '10');
+    await reserve(b, '2', '2', taken);
+    const generations = [1, 2, 3, 4, 5].map(() => `gen_${randomUUID()}`);
+    generations.splice(3, 0, taken);
+    // Submitted in one turn of the event loop, the six go in one batch, whose commit the taken id fails.
+    const ledger = app.services[0].get(LedgerService);
+    const pending = generations.map((generationId) =>
+      ledger.reserve({ generationId, organizationId: a, apiKeyId: null, maxAmount: '1', minAmount: '1' }),
+    );
+    const results = await Promise.allSettled(pending);
+    expect(
+      results.map((r) =>
+        r.status === 'fulfilled' ? r.value.reservedAmount : (r.reason as { code: string }).code,
+      ),
+    ).toEqual(['1.00000000', '1.00000000', '1.00000000', 'conflict', '1.00000000', '1.00000000']);
+    const holds: { organization_id: string; amount: string }[] = await app.sql.query(
+      `SELECT organization_id, amount FROM billing.reservations
+        WHERE organization_id = ANY($1::uuid[]) AND status = 'held' ORDER BY organization_id = $2, amount`,
+      [[a, b], b],
+    );
+    expect(holds).toEqual([
+      ...Array.from({ length: 5 }, () => ({ organization_id: a, amount: '1.00000000' })),
+      { organization_id: b, amount: '2.00000000' },
+    ]);
+    await expect(reserve(a, '100', '0')).resolves.toMatchObject({ reservedAmount: '5.00000000' });
   });
 
   it('refuses malformed amounts and minAmount above maxAmount with invalid_request', async () => {

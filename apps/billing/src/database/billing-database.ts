@@ -17,6 +17,8 @@ export function billingDatabase(url: string): ServiceDatabaseOptions {
   return {
     url,
     schema: BILLING_SCHEMA,
+    // A batch of holds sends its statements in two round trips (decision 197).
+    pipeline: true,
     entities: [
       AccountEntity,
       LedgerEntryEntity,

@@ -3,7 +3,13 @@ import { DomainError, type ExtendReservationResponse, type ReserveCreditResponse
 import { type BatchOutcome, MicroBatcher } from '@gw/platform';
 import { BILLING_ENV, BillingEnv } from '../billing.env';
 import { spendingWindows } from '../limits/spending-windows';
-import { type HeldReservation, keyOf, LedgerRepository, type LedgerTransaction } from './ledger.repository';
+import {
+  GenerationTaken,
+  type HeldReservation,
+  type HoldsTransaction,
+  keyOf,
+  LedgerRepository,
+} from './ledger.repository';
 import { type ExtendOperation, ReservationBook, type ReserveOperation } from './reservation-book';
 
 /**
@@ -17,7 +23,7 @@ type LedgerResult = ReserveCreditResponse | ExtendReservationResponse;
  * Reserves and hold extensions in group commits: the operations that arrive within LEDGER_BATCH_MAX_WAIT_MS run in one
  * transaction that locks each account involved once (in id order), decides each operation in
  * arrival order under the rules a reserve alone follows, writes with multi-row statements and
- * commits once. A refused operation fails only its caller; a batch that breaks is retried one
+ * commits once, in two round trips where no key of the batch has limits (HoldsTransaction). A refused operation fails only its caller; a batch that breaks is retried one
  * operation at a time (MicroBatcher), so its callers get the answer they would have got alone.
  */
 @Injectable()
@@ -52,7 +58,7 @@ export class LedgerBatcher implements BeforeApplicationShutdown {
   }
 
   private async apply(
-    tx: LedgerTransaction,
+    tx: HoldsTransaction,
     operations: readonly LedgerOperation[],
   ): Promise<BatchOutcome<LedgerResult>[]> {
     const book = new ReservationBook(await this.readState(tx, operations));
@@ -73,19 +79,15 @@ export class LedgerBatcher implements BeforeApplicationShutdown {
     return outcomes;
   }
 
-  private async readState(tx: LedgerTransaction, operations: readonly LedgerOperation[]) {
-    const organizationIds = operations.map((op) => op.organizationId);
+  private async readState(tx: HoldsTransaction, operations: readonly LedgerOperation[]) {
     const reserves = operations.filter((op): op is ReserveOperation => op.kind === 'reserve');
-    const extensions = operations.filter((op): op is ExtendOperation => op.kind === 'extend');
-    const balances = await tx.lockAccounts(organizationIds);
-    const running = new Map<string, HeldReservation>(
-      extensions.length > 0
-        ? (await tx.findReservations(extensions)).map((reservation) => [
-            reservation.generationId,
-            reservation,
-          ])
-        : [],
-    );
+    const reserveKeys = keysOf(reserves);
+    const { balances, held, existing, limits, running } = await tx.open({
+      organizationIds: operations.map((op) => op.organizationId),
+      reserves,
+      keys: reserveKeys,
+      extensions: operations.filter((op): op is ExtendOperation => op.kind === 'extend'),
+    });
     // What each operation counts against: a reserve in the windows of now, an extension in those its hold was made in.
     const spenders = [
       ...reserves.map((op) => ({
@@ -93,21 +95,15 @@ export class LedgerBatcher implements BeforeApplicationShutdown {
         apiKeyId: op.apiKeyId,
         windows: op.windows,
       })),
-      ...[...running.values()].map((r) => ({
+      ...running.map((r) => ({
         organizationId: r.organizationId,
         apiKeyId: r.apiKeyId,
         windows: spendingWindows(r.createdAt),
       })),
     ];
-    const keys = uniqueBy(
-      spenders.flatMap((spender) =>
-        spender.apiKeyId === null
-          ? []
-          : [{ organizationId: spender.organizationId, apiKeyId: spender.apiKeyId }],
-      ),
-      (key) => keyOf(key.organizationId, key.apiKeyId),
-    );
-    const { held, existing, limits } = await tx.holdReadings(organizationIds, reserves, keys);
+    const read = new Set(reserveKeys.map((key) => keyOf(key.organizationId, key.apiKeyId)));
+    const unread = keysOf(running).filter((key) => !read.has(keyOf(key.organizationId, key.apiKeyId)));
+    for (const [key, keyLimits] of await tx.limitsOfKeys(unread)) limits.set(key, keyLimits);
     const counterKeys = uniqueBy(
       spenders.flatMap((spender) =>
         spender.apiKeyId !== null && limits.has(keyOf(spender.organizationId, spender.apiKeyId))
@@ -121,7 +117,14 @@ export class LedgerBatcher implements BeforeApplicationShutdown {
       ),
       (key) => `${key.organizationId}/${key.apiKeyId}/${key.period}/${key.windowStart.toISOString()}`,
     );
-    return { balances, held, existing, limits, counters: await tx.counters(counterKeys), running };
+    return {
+      balances,
+      held,
+      existing,
+      limits,
+      counters: await tx.counters(counterKeys),
+      running: new Map<string, HeldReservation>(running.map((r) => [r.generationId, r])),
+    };
   }
 
   /**
@@ -130,23 +133,36 @@ export class LedgerBatcher implements BeforeApplicationShutdown {
    * one concerned gets the conflict a reserve alone gets.
    */
   private async write(
-    tx: LedgerTransaction,
+    tx: HoldsTransaction,
     book: ReservationBook,
     operations: readonly LedgerOperation[],
   ): Promise<void> {
-    const inserted = await tx.insertReservations(book.reservations);
-    const taken = book.reservations.filter((r) => !inserted.has(r.generationId));
-    if (taken.length > 0) {
+    try {
+      await tx.commit({
+        reservations: book.reservations,
+        growths: book.growths(),
+        counterAdditions: book.counterAdditions(),
+      });
+    } catch (error) {
+      if (!(error instanceof GenerationTaken)) throw error;
       if (operations.length > 1) throw new Error('A generation id of the batch was taken meanwhile');
       throw new DomainError(
         'conflict',
-        `Generation ${taken[0].generationId} already has a reservation`,
+        `Generation ${book.reservations[0].generationId} already has a reservation`,
         'generationId',
       );
     }
-    await tx.growReservations(book.growths());
-    await tx.addToCounterRows(book.counterAdditions());
   }
+}
+
+/** The distinct API keys of holders that have one. */
+function keysOf(holders: readonly { organizationId: string; apiKeyId: string | null }[]) {
+  return uniqueBy(
+    holders.flatMap((holder) =>
+      holder.apiKeyId === null ? [] : [{ organizationId: holder.organizationId, apiKeyId: holder.apiKeyId }],
+    ),
+    (key) => keyOf(key.organizationId, key.apiKeyId),
+  );
 }
 
 function uniqueBy<T>(items: T[], key: (item: T) => string): T[] {

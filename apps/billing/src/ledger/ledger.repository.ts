@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Decimal } from 'decimal.js';
+import type { Client } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
-import { preparedStatement } from '@gw/platform/database';
+import { preparedStatement, runPipelined, type PipelinedStatement } from '@gw/platform/database';
 import type { SpendingLimitPeriod } from '@gw/contracts';
 import { GenerationEntity } from '../history/generation.entity';
 import { SpendingWindow } from '../limits/spending-windows';
@@ -134,27 +135,14 @@ export interface LedgerTransaction {
   lockAccounts(organizationIds: string[]): Promise<Map<string, Decimal>>;
   /** What the running generations of each organization hold (absent: nothing). */
   heldTotals(organizationIds: string[]): Promise<Map<string, Decimal>>;
-  /**
-   * What a batch of holds reads once its accounts are locked, in one statement: `heldTotals` of the
-   * organizations, the reservations the requested generations already have, and `limitsOfKeys`.
-   */
-  holdReadings(
-    organizationIds: string[],
-    requests: readonly { organizationId: string; generationId: string }[],
-    keys: { organizationId: string; apiKeyId: string }[],
-  ): Promise<HoldReadings>;
   /** The spending limits of each listed key (keys without any are absent). */
   limitsOfKeys(keys: { organizationId: string; apiKeyId: string }[]): Promise<Map<string, KeyLimit[]>>;
   /** Held and spent amounts of the listed counters; a counter never written counts zero. */
   counters(keys: CounterKey[]): Promise<CounterValue[]>;
-  /** Adds the amounts (each ≥ 0, at most once per counter) to the counters, creating them at zero. */
-  addToCounterRows(rows: CounterValue[]): Promise<void>;
   /** Writes the counters' held and spent amounts as given, creating them. */
   setCounterRows(rows: CounterValue[]): Promise<void>;
   /** One statement for the new balances of many accounts. */
   setBalances(balances: Map<string, Decimal>): Promise<void>;
-  /** One statement for many holds; answers the generation ids that were inserted (a taken id is skipped). */
-  insertReservations(reservations: NewReservation[]): Promise<Set<string>>;
   /** Locks the reservation row, so a settlement and the expiry sweep never both act on it. */
   findReservation(organizationId: string, generationId: string): Promise<HeldReservation | null>;
   /** `findReservation` for many generations in one statement. */
@@ -170,8 +158,6 @@ export interface LedgerTransaction {
   markReservation(organizationId: string, generationId: string, status: ReservationStatus): Promise<void>;
   /** `markReservation` for many holds in one statement. */
   markReservations(marks: readonly ReservationMark[]): Promise<void>;
-  /** Adds `by` to each held reservation and moves its expiry to `expiresAt` (a growing hold is a live one). */
-  growReservations(growths: readonly ReservationGrowth[]): Promise<void>;
   setBalance(organizationId: string, balance: Decimal): Promise<void>;
   appendEntry(entry: NewLedgerEntry): Promise<void>;
   /** Many entries in one statement, in the order given. */
@@ -193,6 +179,55 @@ export interface LedgerTransaction {
   replaceGeneration(organizationId: string, generation: NewGeneration): Promise<void>;
 }
 
+/** What a batch of holds names when its transaction opens. */
+export interface HoldsRequest {
+  organizationIds: string[];
+  /** The generations of the batch's reserves. */
+  reserves: readonly GenerationKey[];
+  /** The API keys of the batch's reserves, whose limits are read with the rest. */
+  keys: { organizationId: string; apiKeyId: string }[];
+  /** The running holds the batch extends, locked. */
+  extensions: readonly GenerationKey[];
+}
+
+/** What a batch of holds is decided on: its accounts' balances, locked, and what they hold. */
+export interface HoldsState extends HoldReadings {
+  balances: Map<string, Decimal>;
+  running: HeldReservation[];
+}
+
+/** What a batch of holds writes. */
+export interface HoldsWrites {
+  reservations: NewReservation[];
+  /** Adds `by` to each held reservation and moves its expiry (a growing hold is a live one). */
+  growths: readonly ReservationGrowth[];
+  /** Amounts (each ≥ 0, at most once per counter) added to the counters, created at zero. */
+  counterAdditions: CounterValue[];
+}
+
+/** A generation id that another organization's hold took meanwhile: the batch's writes were not kept. */
+export class GenerationTaken extends Error {
+  constructor() {
+    super('A generation id of the batch already has a reservation');
+  }
+}
+
+/**
+ * The transaction of a batch of holds, in as few round trips as its statements allow (decision
+ * 197): `open` begins it, locks the accounts and reads what the holds are decided on in one round
+ * trip; `commit` writes them and commits in one more. Limits of keys `open` did not read and the
+ * counters of limited keys take a round trip each, only where a batch has them.
+ */
+export interface HoldsTransaction {
+  open(request: HoldsRequest): Promise<HoldsState>;
+  /** The spending limits of each listed key (keys without any are absent). */
+  limitsOfKeys(keys: { organizationId: string; apiKeyId: string }[]): Promise<Map<string, KeyLimit[]>>;
+  /** Held and spent amounts of the listed counters; a counter never written counts zero. */
+  counters(keys: CounterKey[]): Promise<CounterValue[]>;
+  /** Writes and commits; fails with GenerationTaken, keeping nothing, when a generation id is taken. */
+  commit(writes: HoldsWrites): Promise<void>;
+}
+
 @Injectable()
 export class LedgerRepository {
   private readonly savedModelNames = new Map<string, string>();
@@ -204,21 +239,21 @@ export class LedgerRepository {
   }
 
   /**
-   * A transaction whose commit does not wait for the WAL flush: for holds only, which move no
-   * money. A hold lost to a crash of PostgreSQL itself (within the WAL writer's delay) leaves its
-   * generation to settle without one, charged no more than the balance has free (settlement
-   * rules), so the balance still never goes below zero.
+   * The transaction of a batch of holds (HoldsTransaction), on a connection of the pool's pg
+   * pipeline mode; the work must end with its `commit`. Its commit does not wait for the WAL flush:
+   * for holds only, which move no money. A hold lost to a crash of PostgreSQL itself (within the WAL
+   * writer's delay) leaves its generation to settle without one, charged no more than the balance
+   * has free (settlement rules), so the balance still never goes below zero.
    */
-  async holdsTransaction<T>(work: (tx: LedgerTransaction) => Promise<T>): Promise<T> {
+  async holdsTransaction<T>(work: (tx: HoldsTransaction) => Promise<T>): Promise<T> {
     const runner = this.dataSource.createQueryRunner();
     try {
-      // Without parameters both go by the simple query protocol in one round trip, one of the eight that a
-      // reserve batch of one chat (every chat at one connection) used to take.
-      await runner.query(`BEGIN; SET LOCAL synchronous_commit = off`);
-      const result = await work(new TypeOrmLedgerTransaction(runner.manager));
-      await runner.query(`COMMIT`);
+      const tx = new PipelinedHoldsTransaction((await runner.connect()) as Client);
+      const result = await work(tx);
+      if (!tx.committed) throw new Error('A holds transaction ended without its commit');
       return result;
     } catch (err) {
+      // Before the commit the transaction is still open; after a failed one PostgreSQL only warns.
       await runner.query(`ROLLBACK`).catch(() => undefined);
       throw err;
     } finally {
@@ -305,7 +340,7 @@ export function counterIdOf(c: CounterKey): string {
   return `${keyOf(c.organizationId, c.apiKeyId)}/${c.period}/${c.windowStart.toISOString()}`;
 }
 
-/** What `LedgerTransaction.holdReadings` answers. */
+/** What a batch of holds reads once its accounts are locked (`HoldsTransaction.open`), in one statement. */
 export interface HoldReadings {
   held: Map<string, Decimal>;
   /** By generation id. */
@@ -393,14 +428,25 @@ const SET_BALANCES = preparedStatement(
         WHERE a."organization_id" = b."organization_id"`,
 );
 
-/** New holds; a generation that already has one keeps it. */
+/**
+ * New holds. A generation id that already has one fails the statement (its primary key), so that
+ * the COMMIT sent with it keeps nothing of the batch (decision 197).
+ */
 const INSERT_RESERVATIONS = preparedStatement(
   `INSERT INTO "billing"."reservations" (${RESERVATION_COLUMNS})
        SELECT r."generation_id", r."organization_id", r."api_key_id", r."amount", 'held', r."created_at", r."expires_at", r."context"
          FROM unnest($1::text[], $2::uuid[], $3::uuid[], $4::numeric[], $5::timestamptz[], $6::timestamptz[], $7::jsonb[])
-           AS r("generation_id", "organization_id", "api_key_id", "amount", "created_at", "expires_at", "context")
-       ON CONFLICT ("generation_id") DO NOTHING RETURNING "generation_id"`,
+           AS r("generation_id", "organization_id", "api_key_id", "amount", "created_at", "expires_at", "context")`,
 );
+const UNIQUE_VIOLATION = '23505';
+const RESERVATIONS_PRIMARY_KEY = 'reservations_pkey';
+
+/** Without parameters both go by the simple query protocol, as one statement of a pipelined round. */
+const BEGIN_HOLDS = `BEGIN; SET LOCAL synchronous_commit = off`;
+
+/** First use of organizations: the insert may race another one, hence DO NOTHING and a second look. */
+const INSERT_ACCOUNTS = `INSERT INTO "billing"."accounts" ("organization_id")
+       SELECT id FROM unnest($1::uuid[]) AS a(id) ORDER BY id ON CONFLICT ("organization_id") DO NOTHING`;
 
 /** The holds of (organization, generation) pairs, locked. */
 const RESERVATIONS_FOR_UPDATE = preparedStatement(
@@ -487,6 +533,187 @@ function limitsOf(rows: LimitRow[]): Map<string, KeyLimit[]> {
   return limits;
 }
 
+interface ReservationRow {
+  generation_id: string;
+  organization_id: string;
+  api_key_id: string | null;
+  amount: string;
+  status: ReservationStatus;
+  created_at: Date;
+  expires_at: Date;
+  context: ReservationContext | null;
+}
+
+interface CounterRow {
+  organization_id: string;
+  api_key_id: string;
+  period: SpendingLimitPeriod;
+  window_start: Date;
+  held: string;
+  spent: string;
+}
+
+interface AccountRow {
+  organization_id: string;
+  balance: string;
+}
+
+interface ReadingsRow {
+  held: HeldRow[];
+  existing: ExistingRow[];
+  limits: LimitRow[];
+}
+
+function balancesOf(rows: AccountRow[]): Map<string, Decimal> {
+  return new Map(rows.map((row) => [row.organization_id, new Decimal(row.balance)]));
+}
+
+function holdReadingsOf(row: ReadingsRow): HoldReadings {
+  return {
+    held: heldOf(row.held),
+    existing: new Map(
+      row.existing.map((r) => [
+        r.generation_id,
+        { organizationId: r.organization_id, amount: new Decimal(r.amount) },
+      ]),
+    ),
+    limits: limitsOf(row.limits),
+  };
+}
+
+function reservationOf(row: ReservationRow): HeldReservation {
+  return {
+    generationId: row.generation_id,
+    organizationId: row.organization_id,
+    apiKeyId: row.api_key_id,
+    amount: new Decimal(row.amount),
+    status: row.status,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    context: row.context,
+  };
+}
+
+function counterValueOf(row: CounterRow): CounterValue {
+  return {
+    organizationId: row.organization_id,
+    apiKeyId: row.api_key_id,
+    period: row.period,
+    windowStart: row.window_start,
+    held: new Decimal(row.held),
+    spent: new Decimal(row.spent),
+  };
+}
+
+const generationKeyParams = (keys: readonly GenerationKey[]) => [
+  keys.map((k) => k.organizationId),
+  keys.map((k) => k.generationId),
+];
+const apiKeyParams = (keys: readonly { organizationId: string; apiKeyId: string }[]) => [
+  keys.map((k) => k.organizationId),
+  keys.map((k) => k.apiKeyId),
+];
+const counterKeyParams = (keys: readonly CounterKey[]) => [
+  ...apiKeyParams(keys),
+  keys.map((k) => k.period),
+  keys.map((k) => k.windowStart),
+];
+const counterRowParams = (rows: readonly CounterValue[]) => [
+  ...counterKeyParams(rows),
+  rows.map((r) => r.held.toFixed()),
+  rows.map((r) => r.spent.toFixed()),
+];
+
+/**
+ * A batch of holds on a connection in pg's pipeline mode (decision 197). Five round trips became
+ * two: BEGIN, the account locks, the running holds it extends and the readings go in one, each
+ * statement after the one before it on the server, so the readings take their snapshot once the
+ * locks are held; the inserts, growths, counter additions and COMMIT go in another, and a failure
+ * among them turns the COMMIT into a rollback.
+ */
+class PipelinedHoldsTransaction implements HoldsTransaction {
+  committed = false;
+
+  constructor(private readonly client: Client) {}
+
+  async open(request: HoldsRequest): Promise<HoldsState> {
+    const ids = [...new Set(request.organizationIds)].sort();
+    const readings: PipelinedStatement = {
+      text: HOLD_READINGS,
+      values: [ids, ...generationKeyParams(request.reserves), ...apiKeyParams(request.keys)],
+    };
+    const extending = request.extensions.length > 0;
+    const [, locked, ...rest] = await runPipelined(this.client, [
+      { text: BEGIN_HOLDS },
+      { text: ACCOUNTS_FOR_UPDATE, values: [ids] },
+      ...(extending
+        ? [{ text: RESERVATIONS_FOR_UPDATE, values: generationKeyParams(request.extensions) }]
+        : []),
+      readings,
+    ]);
+    const running = extending ? (rest[0].rows as ReservationRow[]).map(reservationOf) : [];
+    const balances = balancesOf(locked.rows as AccountRow[]);
+    const missing = ids.filter((id) => !balances.has(id));
+    if (missing.length === 0) {
+      return { balances, running, ...holdReadingsOf(rest[rest.length - 1].rows[0] as ReadingsRow) };
+    }
+    // Accounts made on first use are locked after the rest, and what they hold is read again once they are.
+    await this.client.query(INSERT_ACCOUNTS, [missing]);
+    const lockedLater = await this.client.query<AccountRow>(ACCOUNTS_FOR_UPDATE, [missing]);
+    for (const [id, balance] of balancesOf(lockedLater.rows)) balances.set(id, balance);
+    const again = await this.client.query<ReadingsRow>(readings.text, readings.values);
+    return { balances, running, ...holdReadingsOf(again.rows[0]) };
+  }
+
+  async limitsOfKeys(keys: { organizationId: string; apiKeyId: string }[]): Promise<Map<string, KeyLimit[]>> {
+    if (keys.length === 0) return new Map();
+    return limitsOf((await this.client.query<LimitRow>(LIMITS_OF_KEYS_ALONE, apiKeyParams(keys))).rows);
+  }
+
+  async counters(keys: CounterKey[]): Promise<CounterValue[]> {
+    if (keys.length === 0) return [];
+    return (await this.client.query<CounterRow>(COUNTERS, counterKeyParams(keys))).rows.map(counterValueOf);
+  }
+
+  async commit({ reservations, growths, counterAdditions }: HoldsWrites): Promise<void> {
+    const writes: PipelinedStatement[] = [];
+    if (reservations.length > 0) {
+      writes.push({
+        text: INSERT_RESERVATIONS,
+        values: [
+          reservations.map((r) => r.generationId),
+          reservations.map((r) => r.organizationId),
+          reservations.map((r) => r.apiKeyId),
+          reservations.map((r) => r.amount.toFixed()),
+          reservations.map((r) => r.createdAt),
+          reservations.map((r) => r.expiresAt),
+          reservations.map((r) => (r.context === null ? null : JSON.stringify(r.context))),
+        ],
+      });
+    }
+    if (growths.length > 0) {
+      writes.push({
+        text: GROW_RESERVATIONS,
+        values: [
+          ...generationKeyParams(growths),
+          growths.map((g) => g.by.toFixed()),
+          growths.map((g) => g.expiresAt),
+        ],
+      });
+    }
+    if (counterAdditions.length > 0)
+      writes.push({ text: ADD_TO_COUNTERS, values: counterRowParams(counterAdditions) });
+    try {
+      await runPipelined(this.client, [...writes, { text: 'COMMIT' }]);
+    } catch (error) {
+      const { code, constraint } = error as { code?: string; constraint?: string };
+      if (code === UNIQUE_VIOLATION && constraint === RESERVATIONS_PRIMARY_KEY) throw new GenerationTaken();
+      throw error;
+    }
+    this.committed = true;
+  }
+}
+
 /** Exported so that a repository of its own can run the ledger's statements in its transactions. */
 export class TypeOrmLedgerTransaction implements LedgerTransaction {
   constructor(private readonly manager: EntityManager) {}
@@ -515,22 +742,13 @@ export class TypeOrmLedgerTransaction implements LedgerTransaction {
     const locked = await this.selectAccountsForUpdate(ids);
     const missing = ids.filter((id) => !locked.has(id));
     if (missing.length === 0) return locked;
-    // First use of these organizations: the insert may race another one, hence DO NOTHING and a second look.
-    await this.manager.query(
-      `INSERT INTO "billing"."accounts" ("organization_id")
-       SELECT id FROM unnest($1::uuid[]) AS a(id) ORDER BY id ON CONFLICT ("organization_id") DO NOTHING`,
-      [missing],
-    );
+    await this.manager.query(INSERT_ACCOUNTS, [missing]);
     for (const [id, balance] of await this.selectAccountsForUpdate(missing)) locked.set(id, balance);
     return locked;
   }
 
   private async selectAccountsForUpdate(ids: string[]): Promise<Map<string, Decimal>> {
-    const rows: { organization_id: string; balance: string }[] = await this.manager.query(
-      ACCOUNTS_FOR_UPDATE,
-      [ids],
-    );
-    return new Map(rows.map((row) => [row.organization_id, new Decimal(row.balance)]));
+    return balancesOf(await this.manager.query(ACCOUNTS_FOR_UPDATE, [ids]));
   }
 
   async heldTotals(organizationIds: string[]): Promise<Map<string, Decimal>> {
@@ -538,86 +756,21 @@ export class TypeOrmLedgerTransaction implements LedgerTransaction {
     return heldOf(rows);
   }
 
-  async holdReadings(
-    organizationIds: string[],
-    requests: readonly { organizationId: string; generationId: string }[],
-    keys: { organizationId: string; apiKeyId: string }[],
-  ): Promise<HoldReadings> {
-    const [row]: { held: HeldRow[]; existing: ExistingRow[]; limits: LimitRow[] }[] =
-      await this.manager.query(HOLD_READINGS, [
-        [...new Set(organizationIds)],
-        requests.map((r) => r.organizationId),
-        requests.map((r) => r.generationId),
-        keys.map((k) => k.organizationId),
-        keys.map((k) => k.apiKeyId),
-      ]);
-    return {
-      held: heldOf(row.held),
-      existing: new Map(
-        row.existing.map((r) => [
-          r.generation_id,
-          { organizationId: r.organization_id, amount: new Decimal(r.amount) },
-        ]),
-      ),
-      limits: limitsOf(row.limits),
-    };
-  }
-
   async limitsOfKeys(keys: { organizationId: string; apiKeyId: string }[]): Promise<Map<string, KeyLimit[]>> {
     if (keys.length === 0) return new Map();
-    const rows: LimitRow[] = await this.manager.query(LIMITS_OF_KEYS_ALONE, [
-      keys.map((k) => k.organizationId),
-      keys.map((k) => k.apiKeyId),
-    ]);
-    return limitsOf(rows);
+    return limitsOf(await this.manager.query(LIMITS_OF_KEYS_ALONE, apiKeyParams(keys)));
   }
 
   async counters(keys: CounterKey[]): Promise<CounterValue[]> {
     if (keys.length === 0) return [];
-    const rows: {
-      organization_id: string;
-      api_key_id: string;
-      period: SpendingLimitPeriod;
-      window_start: Date;
-      held: string;
-      spent: string;
-    }[] = await this.manager.query(COUNTERS, [
-      keys.map((k) => k.organizationId),
-      keys.map((k) => k.apiKeyId),
-      keys.map((k) => k.period),
-      keys.map((k) => k.windowStart),
-    ]);
-    return rows.map((row) => ({
-      organizationId: row.organization_id,
-      apiKeyId: row.api_key_id,
-      period: row.period,
-      windowStart: row.window_start,
-      held: new Decimal(row.held),
-      spent: new Decimal(row.spent),
-    }));
+    const rows: CounterRow[] = await this.manager.query(COUNTERS, counterKeyParams(keys));
+    return rows.map(counterValueOf);
   }
 
-  addToCounterRows(rows: CounterValue[]): Promise<void> {
-    return this.upsertCounterRows(rows, ADD_TO_COUNTERS);
-  }
-
-  setCounterRows(rows: CounterValue[]): Promise<void> {
-    return this.upsertCounterRows(rows, SET_COUNTERS);
-  }
-
-  /** Inserts the counters, or sets an existing one's held and spent as `statement` says. */
-  private async upsertCounterRows(rows: CounterValue[], statement: string): Promise<void> {
+  async setCounterRows(rows: CounterValue[]): Promise<void> {
     if (rows.length === 0) return;
-    await this.manager.query(statement, [
-      rows.map((r) => r.organizationId),
-      rows.map((r) => r.apiKeyId),
-      rows.map((r) => r.period),
-      rows.map((r) => r.windowStart),
-      rows.map((r) => r.held.toFixed()),
-      rows.map((r) => r.spent.toFixed()),
-    ]);
+    await this.manager.query(SET_COUNTERS, counterRowParams(rows));
   }
-
   async setBalances(balances: Map<string, Decimal>): Promise<void> {
     if (balances.size === 0) return;
     await this.manager.query(SET_BALANCES, [
@@ -626,49 +779,17 @@ export class TypeOrmLedgerTransaction implements LedgerTransaction {
     ]);
   }
 
-  async insertReservations(reservations: NewReservation[]): Promise<Set<string>> {
-    if (reservations.length === 0) return new Set();
-    const rows: { generation_id: string }[] = await this.manager.query(INSERT_RESERVATIONS, [
-      reservations.map((r) => r.generationId),
-      reservations.map((r) => r.organizationId),
-      reservations.map((r) => r.apiKeyId),
-      reservations.map((r) => r.amount.toFixed()),
-      reservations.map((r) => r.createdAt),
-      reservations.map((r) => r.expiresAt),
-      reservations.map((r) => (r.context === null ? null : JSON.stringify(r.context))),
-    ]);
-    return new Set(rows.map((row) => row.generation_id));
-  }
-
   async findReservation(organizationId: string, generationId: string): Promise<HeldReservation | null> {
     const [reservation] = await this.findReservations([{ organizationId, generationId }]);
     return reservation ?? null;
   }
 
   async findReservations(keys: readonly GenerationKey[]): Promise<HeldReservation[]> {
-    const rows: {
-      generation_id: string;
-      organization_id: string;
-      api_key_id: string | null;
-      amount: string;
-      status: ReservationStatus;
-      created_at: Date;
-      expires_at: Date;
-      context: ReservationContext | null;
-    }[] = await this.manager.query(RESERVATIONS_FOR_UPDATE, [
-      keys.map((k) => k.organizationId),
-      keys.map((k) => k.generationId),
-    ]);
-    return rows.map((row) => ({
-      generationId: row.generation_id,
-      organizationId: row.organization_id,
-      apiKeyId: row.api_key_id,
-      amount: new Decimal(row.amount),
-      status: row.status,
-      createdAt: row.created_at,
-      expiresAt: row.expires_at,
-      context: row.context,
-    }));
+    const rows: ReservationRow[] = await this.manager.query(
+      RESERVATIONS_FOR_UPDATE,
+      generationKeyParams(keys),
+    );
+    return rows.map(reservationOf);
   }
 
   async addToCounters(
@@ -707,16 +828,6 @@ export class TypeOrmLedgerTransaction implements LedgerTransaction {
       marks.map((m) => m.organizationId),
       marks.map((m) => m.generationId),
       marks.map((m) => m.status),
-    ]);
-  }
-
-  async growReservations(growths: readonly ReservationGrowth[]): Promise<void> {
-    if (growths.length === 0) return;
-    await this.manager.query(GROW_RESERVATIONS, [
-      growths.map((g) => g.organizationId),
-      growths.map((g) => g.generationId),
-      growths.map((g) => g.by.toFixed()),
-      growths.map((g) => g.expiresAt),
     ]);
   }
 

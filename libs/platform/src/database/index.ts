@@ -6,4 +6,5 @@ export * from './service-database';
 export * from './service-database.module';
 export * from './postgres-check';
 export * from './prepared-statements';
+export * from './pipelined-statements';
 export * from '../bootstrap/run-service-main';

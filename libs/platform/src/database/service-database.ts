@@ -11,6 +11,11 @@ export interface ServiceDatabaseOptions {
   // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
   migrations: MixedList<Function | string>;
   poolSize?: number;
+  /**
+   * pg's pipeline mode for the pool's connections: a query is sent without waiting for the answer
+   * to the one before, which `runPipelined` uses to send several in one round trip (decision 197).
+   */
+  pipeline?: boolean;
 }
 
 export function serviceDataSourceOptions(options: ServiceDatabaseOptions): DataSourceOptions {
@@ -27,7 +32,7 @@ export function serviceDataSourceOptions(options: ServiceDatabaseOptions): DataS
     installExtensions: false,
     uuidExtension: 'pgcrypto',
     // pg's pool builds its connections from `Client`: ours runs marked statements prepared (decision 194).
-    extra: { max: options.poolSize ?? 10, Client: PreparingClient },
+    extra: { max: options.poolSize ?? 10, Client: PreparingClient, pipeline: options.pipeline ?? false },
   };
 }
 
