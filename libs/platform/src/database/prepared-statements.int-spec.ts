@@ -79,6 +79,12 @@ describe('statements marked prepared (decision 194)', () => {
     ]);
   });
 
+  it("names each connection after the service's schema, so pg_stat_activity tells the services apart", async () => {
+    await expect(
+      dataSource.query(`SELECT "application_name" FROM pg_stat_activity WHERE "pid" = pg_backend_pid()`),
+    ).resolves.toEqual([{ application_name: 'prepared_test' }]);
+  });
+
   it('runs marked statements in a transaction, and a failure there is the same QueryFailedError with its SQLSTATE', async () => {
     await dataSource.query(INSERT_NOTES, [[1], ['one']]);
     const failure = await dataSource

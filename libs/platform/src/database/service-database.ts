@@ -23,6 +23,8 @@ export function serviceDataSourceOptions(options: ServiceDatabaseOptions): DataS
     type: 'postgres',
     url: options.url,
     schema: options.schema,
+    // pg_stat_activity names the service behind each connection.
+    applicationName: options.schema,
     entities: options.entities,
     migrations: options.migrations,
     migrationsTableName: 'migrations',
