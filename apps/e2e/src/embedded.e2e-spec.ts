@@ -294,6 +294,25 @@ describe('embedded mode (npm start)', () => {
     }
   });
 
+  /** The processes whose parent is `pid`, as `pid pgid args` lines. */
+  const childrenOf = async (pid: number) =>
+    (await run('ps', ['-o', 'pid=,pgid=,args=', '--ppid', String(pid)])).stdout.trim().split('\n');
+
+  it('runs the gateway in a child started with 32 MB semi-spaces, in a process group of its own (decision 198)', async () => {
+    const launcher = app.child.pid as number;
+    const [child] = await childrenOf(launcher);
+    expect(await childrenOf(launcher)).toHaveLength(1);
+    const [pid, pgid, ...args] = child.trim().split(/\s+/);
+    expect(args).toEqual([
+      process.execPath,
+      '--max-semi-space-size=32',
+      expect.stringMatching(/embedded\/main\.js$/),
+    ]);
+    expect(pgid).toBe(pid);
+    // The gateway's own processes (PostgreSQL) are its children, not the launcher's.
+    expect((await childrenOf(Number(pid))).some((line) => line.includes('postgres'))).toBe(true);
+  });
+
   it('keeps the demo key across a restart', async () => {
     await app.stop();
     const again = await start();
@@ -304,4 +323,22 @@ describe('embedded mode (npm start)', () => {
     });
     expect(chat.status).toBe(200);
   }, 120_000);
+
+  it('stops the gateway and its PostgreSQL when the launcher is killed outright', async () => {
+    const launcher = app.child.pid as number;
+    const [child] = await childrenOf(launcher);
+    const gateway = Number(child.trim().split(/\s+/)[0]);
+    const { port } = embeddedCluster(dataDir);
+    app.child.kill('SIGKILL');
+    await expectEventually(
+      async () => {
+        expect(() => process.kill(gateway, 0)).toThrow();
+        const client = new Client({
+          connectionString: `postgresql://postgres:gateway@127.0.0.1:${port}/gateway`,
+        });
+        await expect(client.connect()).rejects.toThrow();
+      },
+      { timeoutMs: 30_000, intervalMs: 200 },
+    );
+  }, 60_000);
 });

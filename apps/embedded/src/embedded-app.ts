@@ -32,6 +32,7 @@ import { publicHost } from './public-host';
 import { EmbeddedEnv } from './embedded.env';
 import { startEmbeddedPostgres } from './embedded-postgres';
 import { embeddedReadinessChecks } from './embedded-readiness';
+import { whenLauncherGone } from './heap-settings';
 
 /**
  * One process, no external servers (DESIGN.md §3): embedded PostgreSQL, the in-process bus in place
@@ -137,6 +138,9 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', () => void shutdown('SIGINT'));
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  whenLauncherGone(() => void shutdown('the launcher is gone'));
 }
 
-runMain('embedded', main);
+export function runEmbedded(): void {
+  runMain('embedded', main);
+}
