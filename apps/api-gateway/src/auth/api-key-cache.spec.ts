@@ -91,4 +91,60 @@ describe('ApiKeyCache', () => {
     clock += 900;
     expect(c.get('h1')).toEqual(principal('k1'));
   });
+  /** A lookup the test answers when it chooses, counting how often auth was asked. */
+  const pendingLookups = () => {
+    const answers: { resolve(p: ApiKeyPrincipal): void; reject(err: Error): void }[] = [];
+    const lookUp = () => new Promise<ApiKeyPrincipal>((resolve, reject) => answers.push({ resolve, reject }));
+    return { answers, lookUp };
+  };
+
+  it('asks auth once for the requests that miss together, and answers each of them', async () => {
+    const c = cache();
+    const { answers, lookUp } = pendingLookups();
+    const waiting = [c.resolve('h1', lookUp), c.resolve('h1', lookUp), c.resolve('h1', lookUp)];
+    const other = c.resolve('h2', lookUp);
+    expect(answers).toHaveLength(2);
+    answers[0].resolve(principal('k1'));
+    answers[1].resolve(principal('k2'));
+    await expect(Promise.all(waiting)).resolves.toEqual([principal('k1'), principal('k1'), principal('k1')]);
+    await expect(other).resolves.toEqual(principal('k2'));
+    await expect(c.resolve('h1', lookUp)).resolves.toEqual(principal('k1'));
+    expect(answers).toHaveLength(2);
+  });
+
+  it('fails the requests that shared a failed lookup, keeps nothing of it, and asks again for the next', async () => {
+    const c = cache();
+    const { answers, lookUp } = pendingLookups();
+    const waiting = [c.resolve('h1', lookUp), c.resolve('h1', lookUp)];
+    answers[0].reject(new Error('auth is not available'));
+    await expect(Promise.all(waiting)).rejects.toThrow('auth is not available');
+    const again = c.resolve('h1', lookUp);
+    expect(answers).toHaveLength(2);
+    answers[1].resolve(principal('k1'));
+    await expect(again).resolves.toEqual(principal('k1'));
+  });
+
+  it('lets a request after a revocation start its own lookup instead of joining one begun before it', async () => {
+    const c = cache();
+    const { answers, lookUp } = pendingLookups();
+    const before = c.resolve('h1', lookUp);
+    c.invalidate('h1');
+    const after = c.resolve('h1', lookUp);
+    expect(answers).toHaveLength(2);
+    answers[0].resolve(principal('k1'));
+    answers[1].reject(new Error('Invalid API key'));
+    await expect(before).resolves.toEqual(principal('k1'));
+    await expect(after).rejects.toThrow('Invalid API key');
+    // The answer of the lookup begun before the revocation was not cached.
+    expect(c.get('h1')).toBeUndefined();
+  });
+
+  it('asks auth for every request when the TTL is 0', async () => {
+    const c = cache(0);
+    const { answers, lookUp } = pendingLookups();
+    const waiting = [c.resolve('h1', lookUp), c.resolve('h1', lookUp)];
+    expect(answers).toHaveLength(2);
+    answers.forEach((answer) => answer.resolve(principal('k1')));
+    await Promise.all(waiting);
+  });
 });

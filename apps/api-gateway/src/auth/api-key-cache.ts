@@ -16,11 +16,13 @@ interface Entry {
  * Successful API-key lookups by key hash, so a request does not cost a round trip to auth. Only
  * successes are kept, for at most `ttlMs`; a revocation drops the entry at once. A lookup that was
  * already in flight when its key was revoked must not put the key back: `begin()` marks when a
- * lookup started and `set` refuses answers older than the key's last invalidation.
+ * lookup started and `set` refuses answers older than the key's last invalidation. Requests that
+ * miss together share one lookup (`resolve`).
  */
 export class ApiKeyCache {
   private readonly entries = new Map<string, Entry>();
   private readonly invalidatedAt = new Map<string, number>();
+  private readonly inFlight = new Map<string, Promise<ApiKeyPrincipal>>();
   private epoch = 0;
   private readonly now: () => number;
 
@@ -42,6 +44,31 @@ export class ApiKeyCache {
     return entry.principal;
   }
 
+  /**
+   * The principal of `keyHash`: cached, or what `lookUp` answers, one lookup for all the requests that
+   * miss while it runs (a burst of a key's first requests, or of its requests when its entry expires,
+   * asks auth once). A failed lookup fails those requests and is not kept. After a revocation, requests
+   * start a lookup of their own rather than join one begun before it.
+   */
+  resolve(keyHash: string, lookUp: () => Promise<ApiKeyPrincipal>): Promise<ApiKeyPrincipal> {
+    const cached = this.get(keyHash);
+    if (cached) return Promise.resolve(cached);
+    if (this.options.ttlMs <= 0) return lookUp();
+    const pending = this.inFlight.get(keyHash);
+    if (pending) return pending;
+    const startedAt = this.begin();
+    const lookup = lookUp()
+      .then((principal) => {
+        this.set(keyHash, principal, startedAt);
+        return principal;
+      })
+      .finally(() => {
+        if (this.inFlight.get(keyHash) === lookup) this.inFlight.delete(keyHash);
+      });
+    this.inFlight.set(keyHash, lookup);
+    return lookup;
+  }
+
   /** Call before asking auth; pass the result to `set`. */
   begin(): number {
     return this.epoch;
@@ -57,6 +84,7 @@ export class ApiKeyCache {
 
   invalidate(keyHash: string): void {
     this.entries.delete(keyHash);
+    this.inFlight.delete(keyHash);
     this.invalidatedAt.delete(keyHash);
     this.invalidatedAt.set(keyHash, this.epoch++);
     this.evictOldest(this.invalidatedAt);

@@ -51,16 +51,11 @@ export class GatewayCredentialResolver extends CredentialResolver {
     return { ...claimed, role: membership.role };
   }
 
-  private async resolveApiKey(key: string): Promise<ApiKeyPrincipal> {
+  private resolveApiKey(key: string): Promise<ApiKeyPrincipal> {
     const keyHash = apiKeyHash(key);
-    const cached = this.cache.get(keyHash);
-    if (cached) return cached;
-    const lookupStartedAt = this.cache.begin();
-    const principal = this.rateLimitOverrides.split(
-      await this.rpc.request(AuthContracts.resolveApiKey, { keyHash }),
+    return this.cache.resolve(keyHash, async () =>
+      this.rateLimitOverrides.split(await this.rpc.request(AuthContracts.resolveApiKey, { keyHash })),
     );
-    this.cache.set(keyHash, principal, lookupStartedAt);
-    return principal;
   }
 
   /**
