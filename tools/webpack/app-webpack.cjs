@@ -40,7 +40,11 @@ class NoDatabaseInBundle {
   }
 }
 
-module.exports = (appDir, appName, { database = true } = {}) => ({
+/**
+ * `entries`: more bundles beside main.js, each `{ entryName, entryPath }` (relative to the app), for
+ * code that main.js loads only in some processes (the embedded launcher, decision 198).
+ */
+module.exports = (appDir, appName, { database = true, entries = [] } = {}) => ({
   output: { path: join(appDir, '../../dist/apps', appName), clean: true },
   devtool: 'source-map',
   plugins: [
@@ -48,6 +52,7 @@ module.exports = (appDir, appName, { database = true } = {}) => ({
       target: 'node',
       compiler: 'tsc',
       main: './src/main.ts',
+      additionalEntryPoints: entries,
       tsConfig: './tsconfig.app.json',
       assets: [],
       optimization: false,

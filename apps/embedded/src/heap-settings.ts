@@ -11,9 +11,6 @@ import { setFlagsFromString } from 'node:v8';
 const SEMI_SPACE_FLAG = '--max-semi-space-size=32';
 const HEAP_GROWING_FLAG = '--heap-growing-percent=50';
 
-/** Whether this process was started by the launcher, which holds an IPC channel to it. */
-let launched = false;
-
 /**
  * True when this process is to run the gateway. A young generation can only be sized when a process
  * starts, so a process started without the semi-space flag starts the gateway again as its child
@@ -23,8 +20,7 @@ let launched = false;
  */
 export function startsWithHeapSettings(): boolean {
   if (process.execArgv.some((arg) => arg.startsWith('--max-semi-space-size'))) {
-    launched = process.channel !== undefined;
-    // The channel is only for noticing the launcher's end: it must not keep this process alive.
+    // The launcher's IPC channel is only for noticing its end: it must not keep this process alive.
     process.channel?.unref();
     setFlagsFromString(HEAP_GROWING_FLAG);
     return true;
@@ -33,9 +29,13 @@ export function startsWithHeapSettings(): boolean {
   return false;
 }
 
-/** Runs `stop` once the launcher is gone without passing a signal on (killed outright). */
+/**
+ * Runs `stop` once the launcher is gone without passing a signal on (killed outright). A process
+ * with an IPC channel (`process.send`, kept after the channel closes) was started by the launcher;
+ * main.js and the gateway's bundle each hold a copy of this module, so no state of it is shared.
+ */
 export function whenLauncherGone(stop: () => void): void {
-  if (!launched) return;
+  if (typeof process.send !== 'function') return;
   if (!process.connected) stop();
   else process.once('disconnect', stop);
 }
