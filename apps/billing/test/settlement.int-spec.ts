@@ -1,6 +1,8 @@
 import { BillingContracts, type GenerationFinishedEvent } from '@gw/contracts';
 import { expectEventually, generationFinishedEvent } from '@gw/testing';
 import { randomUUID } from 'node:crypto';
+import { Decimal } from 'decimal.js';
+import { GenerationRecorded, LedgerRepository, type NewGeneration } from '../src/ledger/ledger.repository';
 import { SettlementService } from '../src/settlement/settlement.service';
 import { BillingTestApp } from './billing-test-app';
 
@@ -218,6 +220,63 @@ describe('billing settlement from JetStream', () => {
     expect(await reservationStatus(late.generationId)).toBe('settled');
   });
 
+  it('settles a generation id once when organizations race for it: the others are duplicates and pay nothing', async () => {
+    const orgs = Array.from({ length: 6 }, () => randomUUID());
+    for (const org of orgs) await app.credit(org, '10');
+    const generationId = randomUUID();
+    const events = orgs.map((org) => ({ ...generationFinishedEvent(org, { cost: '2' }), generationId }));
+    const settlement = app.services[0].get(SettlementService);
+
+    // Each organization's account lock is its own, so the history row's primary key is where they meet.
+    const outcomes = await Promise.all(events.map((event) => settlement.settle(event)));
+
+    expect(outcomes.filter((o) => o === 'settled')).toHaveLength(1);
+    expect(outcomes.filter((o) => o === 'duplicate')).toHaveLength(5);
+    expect(await charges(generationId)).toBe(1);
+    const balances = await Promise.all(orgs.map((org) => app.balance(org)));
+    expect(balances.filter((balance) => balance === '8.00000000')).toHaveLength(1);
+    expect(balances.filter((balance) => balance === '10.00000000')).toHaveLength(5);
+  });
+
+  it('keeps nothing of a settlement batch whose generation another transaction records before it commits', async () => {
+    const org = randomUUID();
+    const other = randomUUID();
+    await app.credit(org, '10');
+    await app.credit(other, '10');
+    const event = generationFinishedEvent(org, { cost: '2' });
+    const foreign = { ...generationFinishedEvent(other, { cost: '3' }), generationId: event.generationId };
+    const ledger = app.services[0].get(LedgerRepository);
+    const settlement = app.services[0].get(SettlementService);
+
+    const settling = ledger.settlementTransaction(async (tx) => {
+      const key = { organizationId: org, generationId: event.generationId };
+      const state = await tx.open({ organizationIds: [org], generations: [key], keys: [] });
+      expect(state.recorded).toEqual([]);
+      await expect(settlement.settle(foreign)).resolves.toBe('settled');
+      await tx.commit({
+        generations: [historyRow(event)],
+        replacements: [],
+        entries: [
+          {
+            organizationId: org,
+            kind: 'charge',
+            amount: new Decimal(2),
+            balanceAfter: new Decimal(8),
+            generationId: event.generationId,
+          },
+        ],
+        marks: [],
+        balances: new Map([[org, new Decimal(8)]]),
+        counters: [],
+      });
+    });
+
+    await expect(settling).rejects.toBeInstanceOf(GenerationRecorded);
+    await expect(app.balance(org)).resolves.toBe('10.00000000');
+    await expect(app.balance(other)).resolves.toBe('7.00000000');
+    expect(await charges(event.generationId)).toBe(1);
+  });
+
   it('drops an event that can never be recorded and goes on with the next', async () => {
     const org = randomUUID();
     await app.publish({
@@ -272,3 +331,34 @@ describe('billing settlement from JetStream', () => {
     expect(await reservationStatus(events[0].generationId)).toBe('settled');
   });
 });
+
+/** The history row a settled event makes, as far as the test of a lost race needs one. */
+function historyRow(event: GenerationFinishedEvent): NewGeneration {
+  return {
+    id: event.generationId,
+    organizationId: event.organizationId,
+    apiKeyId: null,
+    apiKeyName: null,
+    apiKeyShort: null,
+    userId: null,
+    model: event.model,
+    requestType: event.requestType,
+    apiType: event.apiType,
+    responseMode: event.responseMode,
+    status: 'completed',
+    listStatus: 'completed',
+    finishReason: 'stop',
+    provider: null,
+    usage: null,
+    cost: event.cost,
+    clientCost: event.cost,
+    generationTimeMs: null,
+    latencyMs: null,
+    queueTimeMs: null,
+    attemptsCount: 1,
+    isCancelled: false,
+    error: null,
+    createdAt: new Date(event.createdAt),
+    completedAt: null,
+  };
+}

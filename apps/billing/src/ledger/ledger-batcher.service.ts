@@ -4,6 +4,7 @@ import { type BatchOutcome, MicroBatcher } from '@gw/platform';
 import { BILLING_ENV, BillingEnv } from '../billing.env';
 import { spendingWindows } from '../limits/spending-windows';
 import {
+  distinctApiKeys,
   GenerationTaken,
   type HeldReservation,
   type HoldsTransaction,
@@ -81,7 +82,7 @@ export class LedgerBatcher implements BeforeApplicationShutdown {
 
   private async readState(tx: HoldsTransaction, operations: readonly LedgerOperation[]) {
     const reserves = operations.filter((op): op is ReserveOperation => op.kind === 'reserve');
-    const reserveKeys = keysOf(reserves);
+    const reserveKeys = distinctApiKeys(reserves);
     const { balances, held, existing, limits, running } = await tx.open({
       organizationIds: operations.map((op) => op.organizationId),
       reserves,
@@ -102,7 +103,9 @@ export class LedgerBatcher implements BeforeApplicationShutdown {
       })),
     ];
     const read = new Set(reserveKeys.map((key) => keyOf(key.organizationId, key.apiKeyId)));
-    const unread = keysOf(running).filter((key) => !read.has(keyOf(key.organizationId, key.apiKeyId)));
+    const unread = distinctApiKeys(running).filter(
+      (key) => !read.has(keyOf(key.organizationId, key.apiKeyId)),
+    );
     for (const [key, keyLimits] of await tx.limitsOfKeys(unread)) limits.set(key, keyLimits);
     const counterKeys = uniqueBy(
       spenders.flatMap((spender) =>
@@ -153,16 +156,6 @@ export class LedgerBatcher implements BeforeApplicationShutdown {
       );
     }
   }
-}
-
-/** The distinct API keys of holders that have one. */
-function keysOf(holders: readonly { organizationId: string; apiKeyId: string | null }[]) {
-  return uniqueBy(
-    holders.flatMap((holder) =>
-      holder.apiKeyId === null ? [] : [{ organizationId: holder.organizationId, apiKeyId: holder.apiKeyId }],
-    ),
-    (key) => keyOf(key.organizationId, key.apiKeyId),
-  );
 }
 
 function uniqueBy<T>(items: T[], key: (item: T) => string): T[] {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Decimal } from 'decimal.js';
-import type { Client } from 'pg';
+import type { Client, QueryResult } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
 import { preparedStatement, runPipelined, type PipelinedStatement } from '@gw/platform/database';
 import type { SpendingLimitPeriod } from '@gw/contracts';
@@ -94,33 +94,6 @@ const qualified = (alias: string, columns: string): string =>
     .map((column) => `${alias}.${column}`)
     .join(', ');
 
-/** Everything an event reports; the id and organization of a recorded generation never change. */
-const REPLACEABLE_GENERATION_FIELDS: (keyof NewGeneration)[] = [
-  'apiKeyId',
-  'apiKeyName',
-  'apiKeyShort',
-  'userId',
-  'model',
-  'requestType',
-  'apiType',
-  'responseMode',
-  'status',
-  'listStatus',
-  'finishReason',
-  'provider',
-  'usage',
-  'cost',
-  'clientCost',
-  'generationTimeMs',
-  'latencyMs',
-  'queueTimeMs',
-  'attemptsCount',
-  'isCancelled',
-  'error',
-  'createdAt',
-  'completedAt',
-];
-
 /**
  * The statements one money transaction may run. Every statement names the organization; the
  * service composes them inside `LedgerRepository.transaction` and holds the rules.
@@ -128,25 +101,12 @@ const REPLACEABLE_GENERATION_FIELDS: (keyof NewGeneration)[] = [
 export interface LedgerTransaction {
   /** Creates the account at balance 0 on first use, then locks it until the transaction ends. */
   lockAccount(organizationId: string): Promise<Decimal>;
-  /**
-   * Creates the accounts missing on first use, then locks them all, in organization id order, so
-   * that two transactions locking overlapping sets never wait on each other in a cycle.
-   */
-  lockAccounts(organizationIds: string[]): Promise<Map<string, Decimal>>;
-  /** What the running generations of each organization hold (absent: nothing). */
-  heldTotals(organizationIds: string[]): Promise<Map<string, Decimal>>;
   /** The spending limits of each listed key (keys without any are absent). */
   limitsOfKeys(keys: { organizationId: string; apiKeyId: string }[]): Promise<Map<string, KeyLimit[]>>;
   /** Held and spent amounts of the listed counters; a counter never written counts zero. */
   counters(keys: CounterKey[]): Promise<CounterValue[]>;
-  /** Writes the counters' held and spent amounts as given, creating them. */
-  setCounterRows(rows: CounterValue[]): Promise<void>;
-  /** One statement for the new balances of many accounts. */
-  setBalances(balances: Map<string, Decimal>): Promise<void>;
   /** Locks the reservation row, so a settlement and the expiry sweep never both act on it. */
   findReservation(organizationId: string, generationId: string): Promise<HeldReservation | null>;
-  /** `findReservation` for many generations in one statement. */
-  findReservations(keys: readonly GenerationKey[]): Promise<HeldReservation[]>;
   /** Adds the deltas (negative to free) to the key's counters of the given windows, creating them at zero. */
   addToCounters(
     organizationId: string,
@@ -156,12 +116,8 @@ export interface LedgerTransaction {
     spent: Decimal,
   ): Promise<void>;
   markReservation(organizationId: string, generationId: string, status: ReservationStatus): Promise<void>;
-  /** `markReservation` for many holds in one statement. */
-  markReservations(marks: readonly ReservationMark[]): Promise<void>;
   setBalance(organizationId: string, balance: Decimal): Promise<void>;
   appendEntry(entry: NewLedgerEntry): Promise<void>;
-  /** Many entries in one statement, in the order given. */
-  appendEntries(entries: readonly NewLedgerEntry[]): Promise<void>;
   findCredit(
     organizationId: string,
     idempotencyKey: string,
@@ -171,12 +127,6 @@ export interface LedgerTransaction {
    * one event racing in two transactions serialise here and the second one sees the first's row.
    */
   recordGeneration(organizationId: string, generation: NewGeneration): Promise<boolean>;
-  /** `recordGeneration` for many in one statement; answers the ids that were inserted. */
-  recordGenerations(generations: readonly NewGeneration[]): Promise<Set<string>>;
-  /** The recorded generations among `keys`, each with its error code (null when it has none). Locks the rows. */
-  recordedErrorCodes(keys: readonly GenerationKey[]): Promise<RecordedErrorCode[]>;
-  /** Overwrites a recorded generation with what its late event reported. */
-  replaceGeneration(organizationId: string, generation: NewGeneration): Promise<void>;
 }
 
 /** What a batch of holds names when its transaction opens. */
@@ -228,6 +178,63 @@ export interface HoldsTransaction {
   commit(writes: HoldsWrites): Promise<void>;
 }
 
+/** What a settlement batch names when its transaction opens. */
+export interface SettlementRequest {
+  organizationIds: string[];
+  /** The generations the batch settles: their holds and history rows are locked and read. */
+  generations: readonly GenerationKey[];
+  /** The API keys its events name, whose limits are read with the rest. */
+  keys: { organizationId: string; apiKeyId: string }[];
+}
+
+/** What a settlement batch is decided on: its accounts' balances, locked, and what was read under the locks. */
+export interface SettlementState {
+  balances: Map<string, Decimal>;
+  /** The holds of the batch's generations, locked. */
+  reservations: HeldReservation[];
+  /** The batch's generations already recorded, each with its error code (null: none), locked. */
+  recorded: RecordedErrorCode[];
+  /** What the running generations of each organization hold (absent: nothing). */
+  held: Map<string, Decimal>;
+  limits: Map<string, KeyLimit[]>;
+}
+
+/** What a settlement batch writes, each kind of row with one statement. */
+export interface SettledRows {
+  generations: readonly NewGeneration[];
+  /** Recorded generations overwritten with what their late event reported. */
+  replacements: readonly NewGeneration[];
+  /** In the order given. */
+  entries: readonly NewLedgerEntry[];
+  marks: readonly ReservationMark[];
+  balances: ReadonlyMap<string, Decimal>;
+  /** Counters' held and spent amounts as given, created where missing. */
+  counters: readonly CounterValue[];
+}
+
+/** A generation of the batch that another transaction recorded meanwhile: the batch's writes were not kept. */
+export class GenerationRecorded extends Error {
+  constructor() {
+    super('A generation of the settlement batch was recorded meanwhile');
+  }
+}
+
+/**
+ * The transaction of a settlement batch, in two round trips where no key of the batch has limits
+ * (decision 199): `open` begins it, locks the accounts and reads the holds, history rows, held totals
+ * and limits the batch is decided on; `commit` writes every row and commits. The account locks are
+ * held for those two round trips instead of the nine a statement at a time took.
+ */
+export interface SettlementTransaction {
+  open(request: SettlementRequest): Promise<SettlementState>;
+  /** The spending limits of each listed key (keys without any are absent). */
+  limitsOfKeys(keys: { organizationId: string; apiKeyId: string }[]): Promise<Map<string, KeyLimit[]>>;
+  /** Held and spent amounts of the listed counters; a counter never written counts zero. */
+  counters(keys: CounterKey[]): Promise<CounterValue[]>;
+  /** Writes and commits; fails with GenerationRecorded, keeping nothing, when a generation is recorded meanwhile. */
+  commit(rows: SettledRows): Promise<void>;
+}
+
 @Injectable()
 export class LedgerRepository {
   private readonly savedModelNames = new Map<string, string>();
@@ -245,12 +252,33 @@ export class LedgerRepository {
    * writer's delay) leaves its generation to settle without one, charged no more than the balance
    * has free (settlement rules), so the balance still never goes below zero.
    */
-  async holdsTransaction<T>(work: (tx: HoldsTransaction) => Promise<T>): Promise<T> {
+  holdsTransaction<T>(work: (tx: HoldsTransaction) => Promise<T>): Promise<T> {
+    return this.pipelined<PipelinedHoldsTransaction, T>(
+      (client) => new PipelinedHoldsTransaction(client),
+      work,
+    );
+  }
+
+  /**
+   * The transaction of a settlement batch (SettlementTransaction), on a connection of the pool's pg
+   * pipeline mode; the work must end with its `commit`, which waits for the WAL flush: it moves money.
+   */
+  settlementTransaction<T>(work: (tx: SettlementTransaction) => Promise<T>): Promise<T> {
+    return this.pipelined<PipelinedSettlementTransaction, T>(
+      (client) => new PipelinedSettlementTransaction(client),
+      work,
+    );
+  }
+
+  private async pipelined<Tx extends PipelinedLedgerTransaction, T>(
+    begin: (client: Client) => Tx,
+    work: (tx: Tx) => Promise<T>,
+  ): Promise<T> {
     const runner = this.dataSource.createQueryRunner();
     try {
-      const tx = new PipelinedHoldsTransaction((await runner.connect()) as Client);
+      const tx = begin((await runner.connect()) as Client);
       const result = await work(tx);
-      if (!tx.committed) throw new Error('A holds transaction ended without its commit');
+      if (!tx.ended) throw new Error('A pipelined ledger transaction ended without its commit');
       return result;
     } catch (err) {
       // Before the commit the transaction is still open; after a failed one PostgreSQL only warns.
@@ -333,6 +361,18 @@ export class LedgerRepository {
 /** How the batch statements key a (organization, API key) pair in their answers. */
 export function keyOf(organizationId: string, apiKeyId: string): string {
   return `${organizationId}/${apiKeyId}`;
+}
+
+/** The distinct API keys of the holders that have one. */
+export function distinctApiKeys(
+  holders: readonly { organizationId: string; apiKeyId?: string | null }[],
+): { organizationId: string; apiKeyId: string }[] {
+  const keys = new Map<string, { organizationId: string; apiKeyId: string }>();
+  for (const { organizationId, apiKeyId } of holders) {
+    if (apiKeyId !== null && apiKeyId !== undefined)
+      keys.set(keyOf(organizationId, apiKeyId), { organizationId, apiKeyId });
+  }
+  return [...keys.values()];
 }
 
 /** How a batch keys one counter in memory. */
@@ -479,26 +519,60 @@ const APPEND_ENTRIES = preparedStatement(
        SELECT * FROM unnest($1::uuid[], $2::text[], $3::numeric[], $4::numeric[], $5::text[], $6::text[], $7::text[])`,
 );
 
-/** A batch's history rows, as one JSON parameter; one already recorded is kept. */
+/** History's columns, each with the field of NewGeneration it holds and the type that field is read as from JSON. */
+const GENERATION_COLUMNS: readonly [column: string, field: keyof NewGeneration, type: string][] = [
+  ['id', 'id', 'text'],
+  ['organization_id', 'organizationId', 'uuid'],
+  ['api_key_id', 'apiKeyId', 'uuid'],
+  ['api_key_name', 'apiKeyName', 'text'],
+  ['api_key_short', 'apiKeyShort', 'text'],
+  ['user_id', 'userId', 'uuid'],
+  ['model', 'model', 'text'],
+  ['request_type', 'requestType', 'text'],
+  ['api_type', 'apiType', 'text'],
+  ['response_mode', 'responseMode', 'text'],
+  ['status', 'status', 'text'],
+  ['list_status', 'listStatus', 'text'],
+  ['finish_reason', 'finishReason', 'text'],
+  ['provider', 'provider', 'text'],
+  ['usage', 'usage', 'jsonb'],
+  ['cost', 'cost', 'numeric'],
+  ['client_cost', 'clientCost', 'numeric'],
+  ['generation_time_ms', 'generationTimeMs', 'integer'],
+  ['latency_ms', 'latencyMs', 'integer'],
+  ['queue_time_ms', 'queueTimeMs', 'integer'],
+  ['attempts_count', 'attemptsCount', 'integer'],
+  ['is_cancelled', 'isCancelled', 'boolean'],
+  ['error', 'error', 'jsonb'],
+  ['created_at', 'createdAt', 'timestamptz'],
+  ['completed_at', 'completedAt', 'timestamptz'],
+];
+
+/** History rows given as one JSON parameter, so that a statement's text is the same for every batch size. */
+const GENERATION_RECORDS = `jsonb_to_recordset($1::jsonb) AS g(${GENERATION_COLUMNS.map(([, field, type]) => `"${field}" ${type}`).join(', ')})`;
+const INSERT_GENERATION_RECORDS = `INSERT INTO "billing"."generations" (${GENERATION_COLUMNS.map(([column]) => `"${column}"`).join(', ')})
+       SELECT ${GENERATION_COLUMNS.map(([, field]) => `"${field}"`).join(', ')} FROM ${GENERATION_RECORDS}`;
+
+/** A generation's history row, unless one is recorded already: answers the id it inserted. */
 const RECORD_GENERATIONS = preparedStatement(
-  `INSERT INTO "billing"."generations"
-         ("id", "organization_id", "api_key_id", "api_key_name", "api_key_short", "user_id", "model",
-          "request_type", "api_type", "response_mode", "status", "list_status", "finish_reason", "provider",
-          "usage", "cost", "client_cost", "generation_time_ms", "latency_ms", "queue_time_ms", "attempts_count",
-          "is_cancelled", "error", "created_at", "completed_at")
-       SELECT "id", "organizationId", "apiKeyId", "apiKeyName", "apiKeyShort", "userId", "model",
-              "requestType", "apiType", "responseMode", "status", "listStatus", "finishReason", "provider",
-              "usage", "cost", "clientCost", "generationTimeMs", "latencyMs", "queueTimeMs", "attemptsCount",
-              "isCancelled", "error", "createdAt", "completedAt"
-         FROM jsonb_to_recordset($1::jsonb) AS g(
-           "id" text, "organizationId" uuid, "apiKeyId" uuid, "apiKeyName" text, "apiKeyShort" text,
-           "userId" uuid, "model" text, "requestType" text, "apiType" text, "responseMode" text, "status" text,
-           "listStatus" text, "finishReason" text, "provider" text, "usage" jsonb, "cost" numeric,
-           "clientCost" numeric, "generationTimeMs" integer, "latencyMs" integer, "queueTimeMs" integer,
-           "attemptsCount" integer, "isCancelled" boolean, "error" jsonb, "createdAt" timestamptz,
-           "completedAt" timestamptz)
-       ON CONFLICT DO NOTHING
-       RETURNING "id"`,
+  `${INSERT_GENERATION_RECORDS} ON CONFLICT DO NOTHING RETURNING "id"`,
+);
+
+/**
+ * A settlement batch's history rows. A generation already recorded fails the statement (its
+ * primary key), so that the COMMIT sent with it keeps nothing of the batch (decision 199).
+ */
+const INSERT_GENERATIONS = preparedStatement(INSERT_GENERATION_RECORDS);
+const GENERATIONS_PRIMARY_KEY = 'generations_pkey';
+
+/** Recorded generations overwritten with what their late events reported; the id and organization never change. */
+const REPLACE_GENERATIONS = preparedStatement(
+  `UPDATE "billing"."generations" AS h
+      SET ${GENERATION_COLUMNS.filter(([, field]) => field !== 'id' && field !== 'organizationId')
+        .map(([column, field]) => `"${column}" = g."${field}"`)
+        .join(', ')}
+     FROM ${GENERATION_RECORDS}
+    WHERE h."organization_id" = g."organizationId" AND h."id" = g."id"`,
 );
 
 /** The recorded generations among (organization, generation) pairs with their error codes, locked. */
@@ -594,6 +668,16 @@ function reservationOf(row: ReservationRow): HeldReservation {
   };
 }
 
+interface RecordedRow {
+  organization_id: string;
+  id: string;
+  code: string | null;
+}
+
+function recordedErrorCodeOf(row: RecordedRow): RecordedErrorCode {
+  return { organizationId: row.organization_id, generationId: row.id, code: row.code };
+}
+
 function counterValueOf(row: CounterRow): CounterValue {
   return {
     organizationId: row.organization_id,
@@ -623,47 +707,35 @@ const counterRowParams = (rows: readonly CounterValue[]) => [
   rows.map((r) => r.held.toFixed()),
   rows.map((r) => r.spent.toFixed()),
 ];
+const entryParams = (entries: readonly NewLedgerEntry[]) => [
+  entries.map((e) => e.organizationId),
+  entries.map((e) => e.kind),
+  entries.map((e) => e.amount.toFixed()),
+  entries.map((e) => e.balanceAfter.toFixed()),
+  entries.map((e) => e.generationId ?? null),
+  entries.map((e) => e.idempotencyKey ?? null),
+  entries.map((e) => e.reason ?? null),
+];
+const markParams = (marks: readonly ReservationMark[]) => [
+  ...generationKeyParams(marks),
+  marks.map((m) => m.status),
+];
+const balanceParams = (balances: ReadonlyMap<string, Decimal>) => [
+  [...balances.keys()],
+  [...balances.values()].map((balance) => balance.toFixed()),
+];
 
 /**
- * A batch of holds on a connection in pg's pipeline mode (decision 197). Five round trips became
- * two: BEGIN, the account locks, the running holds it extends and the readings go in one, each
- * statement after the one before it on the server, so the readings take their snapshot once the
- * locks are held; the inserts, growths, counter additions and COMMIT go in another, and a failure
- * among them turns the COMMIT into a rollback.
+ * A money transaction on a connection in pg's pipeline mode (decisions 197 and 199): its first round
+ * trip begins it, locks its accounts and runs its readings, each statement after the one before it on
+ * the server, so that the readings take their snapshot once the locks are held; its last one writes
+ * and commits, and a failure among the writes turns the COMMIT into a rollback.
  */
-class PipelinedHoldsTransaction implements HoldsTransaction {
-  committed = false;
+abstract class PipelinedLedgerTransaction {
+  /** Its last round was answered: it committed, or a failure among its writes rolled it back. */
+  ended = false;
 
-  constructor(private readonly client: Client) {}
-
-  async open(request: HoldsRequest): Promise<HoldsState> {
-    const ids = [...new Set(request.organizationIds)].sort();
-    const readings: PipelinedStatement = {
-      text: HOLD_READINGS,
-      values: [ids, ...generationKeyParams(request.reserves), ...apiKeyParams(request.keys)],
-    };
-    const extending = request.extensions.length > 0;
-    const [, locked, ...rest] = await runPipelined(this.client, [
-      { text: BEGIN_HOLDS },
-      { text: ACCOUNTS_FOR_UPDATE, values: [ids] },
-      ...(extending
-        ? [{ text: RESERVATIONS_FOR_UPDATE, values: generationKeyParams(request.extensions) }]
-        : []),
-      readings,
-    ]);
-    const running = extending ? (rest[0].rows as ReservationRow[]).map(reservationOf) : [];
-    const balances = balancesOf(locked.rows as AccountRow[]);
-    const missing = ids.filter((id) => !balances.has(id));
-    if (missing.length === 0) {
-      return { balances, running, ...holdReadingsOf(rest[rest.length - 1].rows[0] as ReadingsRow) };
-    }
-    // Accounts made on first use are locked after the rest, and what they hold is read again once they are.
-    await this.client.query(INSERT_ACCOUNTS, [missing]);
-    const lockedLater = await this.client.query<AccountRow>(ACCOUNTS_FOR_UPDATE, [missing]);
-    for (const [id, balance] of balancesOf(lockedLater.rows)) balances.set(id, balance);
-    const again = await this.client.query<ReadingsRow>(readings.text, readings.values);
-    return { balances, running, ...holdReadingsOf(again.rows[0]) };
-  }
+  constructor(protected readonly client: Client) {}
 
   async limitsOfKeys(keys: { organizationId: string; apiKeyId: string }[]): Promise<Map<string, KeyLimit[]>> {
     if (keys.length === 0) return new Map();
@@ -675,7 +747,71 @@ class PipelinedHoldsTransaction implements HoldsTransaction {
     return (await this.client.query<CounterRow>(COUNTERS, counterKeyParams(keys))).rows.map(counterValueOf);
   }
 
-  async commit({ reservations, growths, counterAdditions }: HoldsWrites): Promise<void> {
+  /** Begins, locks the accounts of `organizationIds` in id order and answers their balances and the readings. */
+  protected async lockAndRead(
+    begin: string,
+    organizationIds: string[],
+    readings: PipelinedStatement[],
+  ): Promise<{ balances: Map<string, Decimal>; read: QueryResult[] }> {
+    const ids = [...new Set(organizationIds)].sort();
+    const [, locked, ...read] = await runPipelined(this.client, [
+      { text: begin },
+      { text: ACCOUNTS_FOR_UPDATE, values: [ids] },
+      ...readings,
+    ]);
+    const balances = balancesOf(locked.rows as AccountRow[]);
+    const missing = ids.filter((id) => !balances.has(id));
+    if (missing.length === 0) return { balances, read };
+    // Accounts made on first use are locked after the rest, and the readings are read again once they are.
+    await this.client.query(INSERT_ACCOUNTS, [missing]);
+    const lockedLater = await this.client.query<AccountRow>(ACCOUNTS_FOR_UPDATE, [missing]);
+    for (const [id, balance] of balancesOf(lockedLater.rows)) balances.set(id, balance);
+    return { balances, read: await runPipelined(this.client, readings) };
+  }
+
+  /** Writes and commits; a unique violation of `primaryKey` fails with `taken()`, the rest as they came. */
+  protected async writeAndCommit(
+    writes: PipelinedStatement[],
+    primaryKey: string,
+    taken: () => Error,
+  ): Promise<void> {
+    try {
+      await runPipelined(this.client, [...writes, { text: 'COMMIT' }]);
+    } catch (error) {
+      const { code, constraint } = error as { code?: string; constraint?: string };
+      if (code !== UNIQUE_VIOLATION || constraint !== primaryKey) throw error;
+      this.ended = true;
+      throw taken();
+    }
+    this.ended = true;
+  }
+}
+
+/**
+ * A batch of holds (decision 197): BEGIN, the account locks, the running holds it extends and the
+ * readings in one round trip; the inserts, growths, counter additions and COMMIT in another.
+ */
+class PipelinedHoldsTransaction extends PipelinedLedgerTransaction implements HoldsTransaction {
+  async open(request: HoldsRequest): Promise<HoldsState> {
+    const extending = request.extensions.length > 0;
+    const { balances, read } = await this.lockAndRead(BEGIN_HOLDS, request.organizationIds, [
+      ...(extending
+        ? [{ text: RESERVATIONS_FOR_UPDATE, values: generationKeyParams(request.extensions) }]
+        : []),
+      {
+        text: HOLD_READINGS,
+        values: [
+          [...new Set(request.organizationIds)],
+          ...generationKeyParams(request.reserves),
+          ...apiKeyParams(request.keys),
+        ],
+      },
+    ]);
+    const running = extending ? (read[0].rows as ReservationRow[]).map(reservationOf) : [];
+    return { balances, running, ...holdReadingsOf(read[read.length - 1].rows[0] as ReadingsRow) };
+  }
+
+  commit({ reservations, growths, counterAdditions }: HoldsWrites): Promise<void> {
     const writes: PipelinedStatement[] = [];
     if (reservations.length > 0) {
       writes.push({
@@ -703,14 +839,46 @@ class PipelinedHoldsTransaction implements HoldsTransaction {
     }
     if (counterAdditions.length > 0)
       writes.push({ text: ADD_TO_COUNTERS, values: counterRowParams(counterAdditions) });
-    try {
-      await runPipelined(this.client, [...writes, { text: 'COMMIT' }]);
-    } catch (error) {
-      const { code, constraint } = error as { code?: string; constraint?: string };
-      if (code === UNIQUE_VIOLATION && constraint === RESERVATIONS_PRIMARY_KEY) throw new GenerationTaken();
-      throw error;
-    }
-    this.committed = true;
+    return this.writeAndCommit(writes, RESERVATIONS_PRIMARY_KEY, () => new GenerationTaken());
+  }
+}
+
+/**
+ * A settlement batch (decision 199): BEGIN, the account locks, the holds and history rows of its
+ * generations (locked), the held totals and the limits of its keys in one round trip; the history
+ * rows, ledger entries, hold statuses, balances, counters and COMMIT in another.
+ */
+class PipelinedSettlementTransaction extends PipelinedLedgerTransaction implements SettlementTransaction {
+  async open(request: SettlementRequest): Promise<SettlementState> {
+    const generations = generationKeyParams(request.generations);
+    const { balances, read } = await this.lockAndRead('BEGIN', request.organizationIds, [
+      { text: RESERVATIONS_FOR_UPDATE, values: generations },
+      { text: RECORDED_ERROR_CODES, values: generations },
+      { text: HELD_TOTALS_ALONE, values: [[...new Set(request.organizationIds)]] },
+      { text: LIMITS_OF_KEYS_ALONE, values: apiKeyParams(request.keys) },
+    ]);
+    const [reservations, recorded, held, limits] = read;
+    return {
+      balances,
+      reservations: (reservations.rows as ReservationRow[]).map(reservationOf),
+      recorded: (recorded.rows as RecordedRow[]).map(recordedErrorCodeOf),
+      held: heldOf(held.rows as HeldRow[]),
+      limits: limitsOf(limits.rows as LimitRow[]),
+    };
+  }
+
+  commit(rows: SettledRows): Promise<void> {
+    const writes: PipelinedStatement[] = [];
+    if (rows.generations.length > 0)
+      writes.push({ text: INSERT_GENERATIONS, values: [JSON.stringify(rows.generations)] });
+    if (rows.replacements.length > 0)
+      writes.push({ text: REPLACE_GENERATIONS, values: [JSON.stringify(rows.replacements)] });
+    if (rows.entries.length > 0) writes.push({ text: APPEND_ENTRIES, values: entryParams(rows.entries) });
+    if (rows.marks.length > 0) writes.push({ text: MARK_RESERVATIONS, values: markParams(rows.marks) });
+    if (rows.balances.size > 0) writes.push({ text: SET_BALANCES, values: balanceParams(rows.balances) });
+    if (rows.counters.length > 0)
+      writes.push({ text: SET_COUNTERS, values: counterRowParams(rows.counters) });
+    return this.writeAndCommit(writes, GENERATIONS_PRIMARY_KEY, () => new GenerationRecorded());
   }
 }
 
@@ -737,25 +905,6 @@ export class TypeOrmLedgerTransaction implements LedgerTransaction {
     return rows.length > 0 ? new Decimal(rows[0].balance) : null;
   }
 
-  async lockAccounts(organizationIds: string[]): Promise<Map<string, Decimal>> {
-    const ids = [...new Set(organizationIds)].sort();
-    const locked = await this.selectAccountsForUpdate(ids);
-    const missing = ids.filter((id) => !locked.has(id));
-    if (missing.length === 0) return locked;
-    await this.manager.query(INSERT_ACCOUNTS, [missing]);
-    for (const [id, balance] of await this.selectAccountsForUpdate(missing)) locked.set(id, balance);
-    return locked;
-  }
-
-  private async selectAccountsForUpdate(ids: string[]): Promise<Map<string, Decimal>> {
-    return balancesOf(await this.manager.query(ACCOUNTS_FOR_UPDATE, [ids]));
-  }
-
-  async heldTotals(organizationIds: string[]): Promise<Map<string, Decimal>> {
-    const rows: HeldRow[] = await this.manager.query(HELD_TOTALS_ALONE, [[...new Set(organizationIds)]]);
-    return heldOf(rows);
-  }
-
   async limitsOfKeys(keys: { organizationId: string; apiKeyId: string }[]): Promise<Map<string, KeyLimit[]>> {
     if (keys.length === 0) return new Map();
     return limitsOf(await this.manager.query(LIMITS_OF_KEYS_ALONE, apiKeyParams(keys)));
@@ -767,29 +916,12 @@ export class TypeOrmLedgerTransaction implements LedgerTransaction {
     return rows.map(counterValueOf);
   }
 
-  async setCounterRows(rows: CounterValue[]): Promise<void> {
-    if (rows.length === 0) return;
-    await this.manager.query(SET_COUNTERS, counterRowParams(rows));
-  }
-  async setBalances(balances: Map<string, Decimal>): Promise<void> {
-    if (balances.size === 0) return;
-    await this.manager.query(SET_BALANCES, [
-      [...balances.keys()],
-      [...balances.values()].map((balance) => balance.toFixed()),
-    ]);
-  }
-
   async findReservation(organizationId: string, generationId: string): Promise<HeldReservation | null> {
-    const [reservation] = await this.findReservations([{ organizationId, generationId }]);
-    return reservation ?? null;
-  }
-
-  async findReservations(keys: readonly GenerationKey[]): Promise<HeldReservation[]> {
     const rows: ReservationRow[] = await this.manager.query(
       RESERVATIONS_FOR_UPDATE,
-      generationKeyParams(keys),
+      generationKeyParams([{ organizationId, generationId }]),
     );
-    return rows.map(reservationOf);
+    return rows.length > 0 ? reservationOf(rows[0]) : null;
   }
 
   async addToCounters(
@@ -818,17 +950,12 @@ export class TypeOrmLedgerTransaction implements LedgerTransaction {
     );
   }
 
-  markReservation(organizationId: string, generationId: string, status: ReservationStatus): Promise<void> {
-    return this.markReservations([{ organizationId, generationId, status }]);
-  }
-
-  async markReservations(marks: readonly ReservationMark[]): Promise<void> {
-    if (marks.length === 0) return;
-    await this.manager.query(MARK_RESERVATIONS, [
-      marks.map((m) => m.organizationId),
-      marks.map((m) => m.generationId),
-      marks.map((m) => m.status),
-    ]);
+  async markReservation(
+    organizationId: string,
+    generationId: string,
+    status: ReservationStatus,
+  ): Promise<void> {
+    await this.manager.query(MARK_RESERVATIONS, markParams([{ organizationId, generationId, status }]));
   }
 
   async setBalance(organizationId: string, balance: Decimal): Promise<void> {
@@ -838,21 +965,8 @@ export class TypeOrmLedgerTransaction implements LedgerTransaction {
     );
   }
 
-  appendEntry(entry: NewLedgerEntry): Promise<void> {
-    return this.appendEntries([entry]);
-  }
-
-  async appendEntries(entries: readonly NewLedgerEntry[]): Promise<void> {
-    if (entries.length === 0) return;
-    await this.manager.query(APPEND_ENTRIES, [
-      entries.map((e) => e.organizationId),
-      entries.map((e) => e.kind),
-      entries.map((e) => e.amount.toFixed()),
-      entries.map((e) => e.balanceAfter.toFixed()),
-      entries.map((e) => e.generationId ?? null),
-      entries.map((e) => e.idempotencyKey ?? null),
-      entries.map((e) => e.reason ?? null),
-    ]);
+  async appendEntry(entry: NewLedgerEntry): Promise<void> {
+    await this.manager.query(APPEND_ENTRIES, entryParams([entry]));
   }
 
   async findCredit(
@@ -869,36 +983,9 @@ export class TypeOrmLedgerTransaction implements LedgerTransaction {
   }
 
   async recordGeneration(organizationId: string, generation: NewGeneration): Promise<boolean> {
-    return (await this.recordGenerations([{ ...generation, organizationId }])).has(generation.id);
-  }
-
-  /**
-   * The batch goes as one JSON parameter, so the statement's text is the same for every batch: a
-   * multi-row VALUES list built by TypeORM had 29 parameters per row, a text of its own for every
-   * batch size, and cost node and PostgreSQL more to build and parse than the rows cost to insert.
-   */
-  async recordGenerations(generations: readonly NewGeneration[]): Promise<Set<string>> {
-    if (generations.length === 0) return new Set();
     const rows: { id: string }[] = await this.manager.query(RECORD_GENERATIONS, [
-      JSON.stringify(generations),
+      JSON.stringify([{ ...generation, organizationId }]),
     ]);
-    return new Set(rows.map((row) => row.id));
-  }
-
-  async recordedErrorCodes(keys: readonly GenerationKey[]): Promise<RecordedErrorCode[]> {
-    const rows: { organization_id: string; id: string; code: string | null }[] = await this.manager.query(
-      RECORDED_ERROR_CODES,
-      [keys.map((k) => k.organizationId), keys.map((k) => k.generationId)],
-    );
-    return rows.map((row) => ({ organizationId: row.organization_id, generationId: row.id, code: row.code }));
-  }
-
-  async replaceGeneration(organizationId: string, generation: NewGeneration): Promise<void> {
-    await this.manager
-      .createQueryBuilder()
-      .update(GenerationEntity)
-      .set(Object.fromEntries(REPLACEABLE_GENERATION_FIELDS.map((field) => [field, generation[field]])))
-      .where('organization_id = :organizationId AND id = :id', { organizationId, id: generation.id })
-      .execute();
+    return rows.length > 0;
   }
 }

@@ -4,8 +4,10 @@ import {
   type CounterKey,
   counterIdOf,
   type CounterValue,
+  distinctApiKeys,
+  type KeyLimit,
   keyOf,
-  type LedgerTransaction,
+  type SettlementTransaction,
 } from '../ledger/ledger.repository';
 
 const ZERO = new Decimal(0);
@@ -18,11 +20,10 @@ interface CounterChange {
 
 /**
  * The hot rows of one settlement batch, kept in memory under the account locks and written once
- * at the end: each account's balance, and each counter of a key. The rows a settlement writes
- * only for itself (history, ledger entry, hold status) are written as it goes.
+ * at the end: each account's balance, and each counter of a key.
  */
 export class SettlementBatch {
-  private readonly changedBalances = new Map<string, Decimal>();
+  private readonly changed = new Map<string, Decimal>();
   private readonly counterChanges = new Map<string, CounterChange>();
 
   constructor(private readonly balances: Map<string, Decimal>) {}
@@ -33,7 +34,7 @@ export class SettlementBatch {
 
   setBalance(organizationId: string, balance: Decimal): void {
     this.balances.set(organizationId, balance);
-    this.changedBalances.set(organizationId, balance);
+    this.changed.set(organizationId, balance);
   }
 
   /** Adds the deltas (negative to free) to the key's counters of the given windows. */
@@ -53,28 +54,37 @@ export class SettlementBatch {
     }
   }
 
+  /** The balances the batch changed, to be written with one statement. */
+  get changedBalances(): ReadonlyMap<string, Decimal> {
+    return this.changed;
+  }
+
+  /** The API keys whose counters the batch changes. */
+  countedKeys(): { organizationId: string; apiKeyId: string }[] {
+    return distinctApiKeys([...this.counterChanges.values()].map((change) => change.key));
+  }
+
   /**
-   * The balances with one statement; the counters read once and written once, each delta applied in
-   * turn and floored at zero as a statement per settlement would have (a hold made before counters
-   * existed must not take a counter below zero when it is freed).
+   * The counters of the keys with limits, read once and written once, each delta applied in turn and
+   * floored at zero as a statement per settlement would have (a hold made before counters existed
+   * must not take a counter below zero when it is freed). A key without limits keeps no counters:
+   * setting its first limits rebuilds them (SpendingLimitRepository).
    */
-  async write(tx: LedgerTransaction): Promise<void> {
-    await tx.setBalances(this.changedBalances);
-    const limited = await tx.limitsOfKeys(
-      uniqueKeys([...this.counterChanges.values()].map((change) => change.key)),
-    );
-    // A key without limits keeps no counters: setting its first limits rebuilds them (SpendingLimitRepository).
+  async counterRows(
+    read: Pick<SettlementTransaction, 'counters'>,
+    limits: Map<string, KeyLimit[]>,
+  ): Promise<CounterValue[]> {
     const changes = [...this.counterChanges.values()].filter((change) =>
-      limited.has(keyOf(change.key.organizationId, change.key.apiKeyId)),
+      limits.has(keyOf(change.key.organizationId, change.key.apiKeyId)),
     );
-    if (changes.length === 0) return;
+    if (changes.length === 0) return [];
     const current = new Map(
-      (await tx.counters(changes.map((change) => change.key))).map((counter) => [
+      (await read.counters(changes.map((change) => change.key))).map((counter) => [
         counterIdOf(counter),
         counter,
       ]),
     );
-    const rows: CounterValue[] = changes.map((change) => {
+    return changes.map((change) => {
       let held = current.get(counterIdOf(change.key))?.held ?? ZERO;
       let spent = current.get(counterIdOf(change.key))?.spent ?? ZERO;
       for (const delta of change.deltas) {
@@ -83,11 +93,5 @@ export class SettlementBatch {
       }
       return { ...change.key, held, spent };
     });
-    await tx.setCounterRows(rows);
   }
-}
-
-function uniqueKeys(keys: CounterKey[]): { organizationId: string; apiKeyId: string }[] {
-  const unique = new Map(keys.map((k) => [keyOf(k.organizationId, k.apiKeyId), k]));
-  return [...unique.values()].map(({ organizationId, apiKeyId }) => ({ organizationId, apiKeyId }));
 }

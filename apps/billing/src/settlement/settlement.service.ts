@@ -5,9 +5,12 @@ import { type BatchOutcome } from '@gw/platform';
 import { BILLING_CLOCK, Clock } from '../clock';
 import { spendingWindows } from '../limits/spending-windows';
 import {
+  distinctApiKeys,
   ExpiredReservation,
   type GenerationKey,
+  GenerationRecorded,
   HeldReservation,
+  keyOf,
   LedgerRepository,
   NewGeneration,
   type NewLedgerEntry,
@@ -43,8 +46,9 @@ export class SettlementService {
    * Records each generation and charges for it, once, in one transaction for the whole batch (a
    * group commit), in the events' order. The accounts of the batch are locked first, once, in id
    * order; then the reservations and history rows of its events, in one statement each, in the
-   * order reserve and expiry use too. Each event is decided in memory as the events before it left
-   * the batch, and each kind of row is written with one statement at the end. A generation recorded
+   * order reserve and expiry use too, all in one round trip (SettlementTransaction). Each event is
+   * decided in memory as the events before it left the batch, and each kind of row is written with
+   * one statement at the end, with the COMMIT. A generation recorded
    * is a duplicate, whether by an earlier transaction or by an earlier event of the batch. The one recorded row an event may still overwrite is the
    * failed entry its expired reservation left. An event whose cost cannot be read fails alone; a
    * batch that throws is undone whole (and retried by its caller one event at a time).
@@ -60,18 +64,18 @@ export class SettlementService {
     for (const event of events) {
       await this.ledger.saveModelName(event.model, event.modelDisplayName || event.model);
     }
-    const settled = await this.ledger.transaction(async (tx): Promise<SettledBatch> => {
+    const settled = await this.ledger.settlementTransaction(async (tx): Promise<SettledBatch> => {
       const keys = events.map(({ organizationId, generationId }) => ({ organizationId, generationId }));
-      const batch = new SettlementBatch(await tx.lockAccounts(keys.map((key) => key.organizationId)));
-      const reservations = byGeneration(await tx.findReservations(keys));
-      const recorded = new Map(
-        (await tx.recordedErrorCodes(keys)).map((found) => [generationKeyOf(found), found.code]),
-      );
-      const inactive = keys.filter((key) => reservations.get(generationKeyOf(key))?.status !== 'held');
-      const held =
-        inactive.length > 0
-          ? await tx.heldTotals(inactive.map((key) => key.organizationId))
-          : new Map<string, Decimal>();
+      const apiKeys = distinctApiKeys(events);
+      const state = await tx.open({
+        organizationIds: keys.map((key) => key.organizationId),
+        generations: keys,
+        keys: apiKeys,
+      });
+      const batch = new SettlementBatch(state.balances);
+      const reservations = byGeneration(state.reservations);
+      const recorded = new Map(state.recorded.map((found) => [generationKeyOf(found), found.code]));
+      const held = state.held;
       const writes = new SettlementWrites();
       const outcomes = events.map((event, index): BatchOutcome<SettlementOutcome> => {
         const cost = costs[index];
@@ -83,16 +87,25 @@ export class SettlementService {
           value: this.apply(batch, writes, held, event, cost.value, reservation, recorded.get(key)),
         };
       });
-      const inserted = await tx.recordGenerations(writes.generations);
-      if (inserted.size < writes.generations.length) {
+      // A hold made under another key than its event names counts against the hold's key.
+      const read = new Set(apiKeys.map((key) => keyOf(key.organizationId, key.apiKeyId)));
+      const unread = batch.countedKeys().filter((key) => !read.has(keyOf(key.organizationId, key.apiKeyId)));
+      const limits = new Map([...state.limits, ...(await tx.limitsOfKeys(unread))]);
+      try {
+        await tx.commit({
+          generations: writes.generations,
+          replacements: writes.replacements,
+          entries: writes.entries,
+          marks: writes.marks,
+          balances: batch.changedBalances,
+          counters: await batch.counterRows(tx, limits),
+        });
+      } catch (error) {
+        if (!(error instanceof GenerationRecorded)) throw error;
         // Recorded by another transaction meanwhile: a batch of one answers what it would have alone, a larger one runs one event at a time.
         if (events.length === 1) return { outcomes: [{ ok: true, value: 'duplicate' }], billed: [] };
         throw new Error('A generation of the settlement batch was recorded meanwhile');
       }
-      for (const row of writes.replacements) await tx.replaceGeneration(row.organizationId, row);
-      await tx.appendEntries(writes.entries);
-      await tx.markReservations(writes.marks);
-      await batch.write(tx);
       return { outcomes, billed: writes.billed };
     });
     this.metrics.billed(settled.billed);
