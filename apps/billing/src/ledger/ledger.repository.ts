@@ -3,7 +3,12 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { Decimal } from 'decimal.js';
 import type { Client, QueryResult } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
-import { preparedStatement, runPipelined, type PipelinedStatement } from '@gw/platform/database';
+import {
+  preparedStatement,
+  runPipelined,
+  type PipelinedStatement,
+  withPipelinedClient,
+} from '@gw/platform/database';
 import type { SpendingLimitPeriod } from '@gw/contracts';
 import { GenerationEntity } from '../history/generation.entity';
 import { SpendingWindow } from '../limits/spending-windows';
@@ -270,23 +275,16 @@ export class LedgerRepository {
     );
   }
 
-  private async pipelined<Tx extends PipelinedLedgerTransaction, T>(
+  private pipelined<Tx extends PipelinedLedgerTransaction, T>(
     begin: (client: Client) => Tx,
     work: (tx: Tx) => Promise<T>,
   ): Promise<T> {
-    const runner = this.dataSource.createQueryRunner();
-    try {
-      const tx = begin((await runner.connect()) as Client);
+    return withPipelinedClient(this.dataSource, async (client) => {
+      const tx = begin(client);
       const result = await work(tx);
       if (!tx.ended) throw new Error('A pipelined ledger transaction ended without its commit');
       return result;
-    } catch (err) {
-      // Before the commit the transaction is still open; after a failed one PostgreSQL only warns.
-      await runner.query(`ROLLBACK`).catch(() => undefined);
-      throw err;
-    } finally {
-      await runner.release();
-    }
+    });
   }
 
   async balance(organizationId: string): Promise<Decimal> {

@@ -17,6 +17,8 @@ export function inferenceDatabase(url: string): ServiceDatabaseOptions {
   return {
     url,
     schema: INFERENCE_SCHEMA,
+    // The outbox's marks of published events take one round trip (decision 200).
+    pipeline: true,
     entities: [INFERENCE_TABLES.RequestAttempt, INFERENCE_TABLES.EventOutbox],
     migrations: [CreateInferenceTables1763900000000, IndexPublishedOutboxEvents1766000000000],
   };

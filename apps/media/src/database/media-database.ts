@@ -20,6 +20,8 @@ export function mediaDatabase(url: string): ServiceDatabaseOptions {
   return {
     url,
     schema: MEDIA_SCHEMA,
+    // The outbox's marks of published events take one round trip (decision 200).
+    pipeline: true,
     entities: [MediaGenerationEntity, MEDIA_TABLES.RequestAttempt, MEDIA_TABLES.EventOutbox],
     migrations: [
       CreateMediaGenerations1763830000000,

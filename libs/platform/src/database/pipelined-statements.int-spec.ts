@@ -2,7 +2,7 @@ import { createTestDatabase, type TestDatabase } from '@gw/testing';
 import type { Socket } from 'node:net';
 import type { Client } from 'pg';
 import { DataSource, type MigrationInterface, type QueryRunner } from 'typeorm';
-import { runPipelined } from './pipelined-statements';
+import { runPipelined, runPipelinedTransaction } from './pipelined-statements';
 import { preparedStatement } from './prepared-statements';
 import {
   migrateServiceDatabase,
@@ -113,6 +113,23 @@ describe('statements sent in one round trip (decision 197)', () => {
       return failed;
     });
     expect(failure).toMatchObject({ code: '23505', constraint: 'items_pkey' });
+  });
+
+  it('runs BEGIN, the statements and COMMIT as one pipelined round: answers the statements, keeps nothing when one fails', async () => {
+    const written = await runPipelinedTransaction(dataSource, 'BEGIN; SET LOCAL synchronous_commit = off', [
+      { text: INSERT_ITEM, values: [1, 'one'] },
+      { text: ITEM_NAMES, values: [[1]] },
+    ]);
+    expect(written.map((answer) => answer.command)).toEqual(['INSERT', 'SELECT']);
+    expect(written[1].rows).toEqual([{ name: 'one' }]);
+
+    await expect(
+      runPipelinedTransaction(dataSource, 'BEGIN', [
+        { text: INSERT_ITEM, values: [2, 'two'] },
+        { text: INSERT_ITEM, values: [1, 'one again'] },
+      ]),
+    ).rejects.toMatchObject({ code: '23505', constraint: 'items_pkey' });
+    await expect(dataSource.query(ITEM_NAMES, [[1, 2]])).resolves.toEqual([{ name: 'one' }]);
   });
 
   it('refuses a connection that is not in pipeline mode, where the statements would wait for each other', async () => {

@@ -1,4 +1,5 @@
 import type { Client, QueryResult } from 'pg';
+import type { DataSource } from 'typeorm';
 
 /** One statement of a pipelined round: its text (marked prepared or not) and its parameters. */
 export interface PipelinedStatement {
@@ -38,4 +39,40 @@ export async function runPipelined(
   const failed = settled.find((answer) => answer.status === 'rejected');
   if (failed) throw failed.reason;
   return settled.map((answer) => (answer as PromiseFulfilledResult<QueryResult>).value);
+}
+
+/**
+ * Runs `work` on a connection of `dataSource`'s pipelined pool (`pipeline: true`) that it holds
+ * alone until `work` ends. A failure rolls back what `work` left open; after a round that ended with
+ * COMMIT PostgreSQL only warns.
+ */
+export async function withPipelinedClient<T>(
+  dataSource: DataSource,
+  work: (client: Client) => Promise<T>,
+): Promise<T> {
+  const runner = dataSource.createQueryRunner();
+  try {
+    return await work((await runner.connect()) as Client);
+  } catch (err) {
+    await runner.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    await runner.release();
+  }
+}
+
+/**
+ * One transaction in one round trip: `begin` (BEGIN and what it sets for the transaction), the
+ * statements and COMMIT, on a connection of `dataSource`'s pipelined pool. Answers the statements'
+ * results; a failing statement fails it and keeps nothing.
+ */
+export async function runPipelinedTransaction(
+  dataSource: DataSource,
+  begin: string,
+  statements: readonly PipelinedStatement[],
+): Promise<QueryResult[]> {
+  const results = await withPipelinedClient(dataSource, (client) =>
+    runPipelined(client, [{ text: begin }, ...statements, { text: 'COMMIT' }]),
+  );
+  return results.slice(1, -1);
 }
