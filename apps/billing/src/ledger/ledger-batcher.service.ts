@@ -21,11 +21,13 @@ export type LedgerOperation = ReserveOperation | ExtendOperation;
 type LedgerResult = ReserveCreditResponse | ExtendReservationResponse;
 
 /**
- * Reserves and hold extensions in group commits: the operations that arrive within LEDGER_BATCH_MAX_WAIT_MS run in one
- * transaction that locks each account involved once (in id order), decides each operation in
- * arrival order under the rules a reserve alone follows, writes with multi-row statements and
- * commits once, in two round trips where no key of the batch has limits (HoldsTransaction). A refused operation fails only its caller; a batch that breaks is retried one
- * operation at a time (MicroBatcher), so its callers get the answer they would have got alone.
+ * Reserves and hold extensions in group commits: the operations that arrive within
+ * LEDGER_BATCH_MAX_WAIT_MS run in one transaction that locks each account involved once (in id
+ * order), decides each operation in arrival order under the rules a reserve alone follows, writes
+ * with multi-row statements and commits once, in two round trips where no key of the batch has
+ * limits (HoldsTransaction). A refused operation fails only its caller; a batch that breaks is
+ * retried one operation at a time (MicroBatcher), so its callers get the answer they would have
+ * got alone.
  */
 @Injectable()
 export class LedgerBatcher implements BeforeApplicationShutdown {

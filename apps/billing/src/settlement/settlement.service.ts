@@ -48,10 +48,11 @@ export class SettlementService {
    * order; then the reservations and history rows of its events, in one statement each, in the
    * order reserve and expiry use too, all in one round trip (SettlementTransaction). Each event is
    * decided in memory as the events before it left the batch, and each kind of row is written with
-   * one statement at the end, with the COMMIT. A generation recorded
-   * is a duplicate, whether by an earlier transaction or by an earlier event of the batch. The one recorded row an event may still overwrite is the
-   * failed entry its expired reservation left. An event whose cost cannot be read fails alone; a
-   * batch that throws is undone whole (and retried by its caller one event at a time).
+   * one statement at the end, with the COMMIT. A generation recorded is a duplicate, whether by an
+   * earlier transaction or by an earlier event of the batch. The one recorded row an event may
+   * still overwrite is the failed entry its expired reservation left. An event whose cost cannot be
+   * read fails alone; a batch that throws is undone whole (and retried by its caller one event at a
+   * time).
    */
   async settleBatch(events: GenerationFinishedEvent[]): Promise<BatchOutcome<SettlementOutcome>[]> {
     const costs = events.map((event): BatchOutcome<Decimal> => {
