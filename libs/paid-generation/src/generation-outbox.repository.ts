@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, IsNull, LessThan } from 'typeorm';
-import { preparedStatement, runPipelinedTransaction } from '@gw/platform/database';
+import { BEGIN_WITHOUT_WAL_FLUSH, preparedStatement, runPipelinedTransaction } from '@gw/platform/database';
 import type { EventOutboxRow, NewAttempt, PaidGenerationTables } from './paid-generation-tables';
 
 export const PAID_GENERATION_TABLES = Symbol('PAID_GENERATION_TABLES');
@@ -101,7 +101,7 @@ export class GenerationOutboxRepository {
    * is in pg's pipeline mode (decision 200).
    */
   async markPublished(messages: readonly PublishedMessage[]): Promise<void> {
-    await runPipelinedTransaction(this.dataSource, `BEGIN; SET LOCAL synchronous_commit = off`, [
+    await runPipelinedTransaction(this.dataSource, BEGIN_WITHOUT_WAL_FLUSH, [
       {
         text: this.markPublishedStatement,
         values: [messages.map((m) => m.organizationId), messages.map((m) => m.messageId)],

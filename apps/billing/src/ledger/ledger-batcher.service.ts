@@ -4,6 +4,7 @@ import { type BatchOutcome, MicroBatcher } from '@gw/platform';
 import { BILLING_ENV, BillingEnv } from '../billing.env';
 import { spendingWindows } from '../limits/spending-windows';
 import {
+  apiKeysBesides,
   distinctApiKeys,
   GenerationTaken,
   type HeldReservation,
@@ -104,10 +105,7 @@ export class LedgerBatcher implements BeforeApplicationShutdown {
         windows: spendingWindows(r.createdAt),
       })),
     ];
-    const read = new Set(reserveKeys.map((key) => keyOf(key.organizationId, key.apiKeyId)));
-    const unread = distinctApiKeys(running).filter(
-      (key) => !read.has(keyOf(key.organizationId, key.apiKeyId)),
-    );
+    const unread = apiKeysBesides(distinctApiKeys(running), reserveKeys);
     for (const [key, keyLimits] of await tx.limitsOfKeys(unread)) limits.set(key, keyLimits);
     const counterKeys = uniqueBy(
       spenders.flatMap((spender) =>

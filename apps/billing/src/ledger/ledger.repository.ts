@@ -7,6 +7,7 @@ import {
   preparedStatement,
   runPipelined,
   type PipelinedStatement,
+  BEGIN_WITHOUT_WAL_FLUSH,
   withPipelinedClient,
 } from '@gw/platform/database';
 import type { SpendingLimitPeriod } from '@gw/contracts';
@@ -41,10 +42,14 @@ export interface KeyLimit {
   amount: Decimal;
 }
 
-/** A key's counter in one window, with what a batch adds to it. */
-export interface CounterKey {
+/** An API key, with the organization every statement names. */
+export interface OrganizationApiKey {
   organizationId: string;
   apiKeyId: string;
+}
+
+/** A key's counter in one window, with what a batch adds to it. */
+export interface CounterKey extends OrganizationApiKey {
   period: SpendingLimitPeriod;
   windowStart: Date;
 }
@@ -107,7 +112,7 @@ export interface LedgerTransaction {
   /** Creates the account at balance 0 on first use, then locks it until the transaction ends. */
   lockAccount(organizationId: string): Promise<Decimal>;
   /** The spending limits of each listed key (keys without any are absent). */
-  limitsOfKeys(keys: { organizationId: string; apiKeyId: string }[]): Promise<Map<string, KeyLimit[]>>;
+  limitsOfKeys(keys: OrganizationApiKey[]): Promise<Map<string, KeyLimit[]>>;
   /** Held and spent amounts of the listed counters; a counter never written counts zero. */
   counters(keys: CounterKey[]): Promise<CounterValue[]>;
   /** Locks the reservation row, so a settlement and the expiry sweep never both act on it. */
@@ -140,7 +145,7 @@ export interface HoldsRequest {
   /** The generations of the batch's reserves. */
   reserves: readonly GenerationKey[];
   /** The API keys of the batch's reserves, whose limits are read with the rest. */
-  keys: { organizationId: string; apiKeyId: string }[];
+  keys: OrganizationApiKey[];
   /** The running holds the batch extends, locked. */
   extensions: readonly GenerationKey[];
 }
@@ -167,18 +172,22 @@ export class GenerationTaken extends Error {
   }
 }
 
+/** The reads a pipelined money transaction makes after `open`, each a round trip, where a batch needs them. */
+export interface LimitReads {
+  /** The spending limits of each listed key (keys without any are absent). */
+  limitsOfKeys(keys: OrganizationApiKey[]): Promise<Map<string, KeyLimit[]>>;
+  /** Held and spent amounts of the listed counters; a counter never written counts zero. */
+  counters(keys: CounterKey[]): Promise<CounterValue[]>;
+}
+
 /**
  * The transaction of a batch of holds, in as few round trips as its statements allow (decision
  * 197): `open` begins it, locks the accounts and reads what the holds are decided on in one round
  * trip; `commit` writes them and commits in one more. Limits of keys `open` did not read and the
  * counters of limited keys take a round trip each, only where a batch has them.
  */
-export interface HoldsTransaction {
+export interface HoldsTransaction extends LimitReads {
   open(request: HoldsRequest): Promise<HoldsState>;
-  /** The spending limits of each listed key (keys without any are absent). */
-  limitsOfKeys(keys: { organizationId: string; apiKeyId: string }[]): Promise<Map<string, KeyLimit[]>>;
-  /** Held and spent amounts of the listed counters; a counter never written counts zero. */
-  counters(keys: CounterKey[]): Promise<CounterValue[]>;
   /** Writes and commits; fails with GenerationTaken, keeping nothing, when a generation id is taken. */
   commit(writes: HoldsWrites): Promise<void>;
 }
@@ -189,7 +198,7 @@ export interface SettlementRequest {
   /** The generations the batch settles: their holds and history rows are locked and read. */
   generations: readonly GenerationKey[];
   /** The API keys its events name, whose limits are read with the rest. */
-  keys: { organizationId: string; apiKeyId: string }[];
+  keys: OrganizationApiKey[];
 }
 
 /** What a settlement batch is decided on: its accounts' balances, locked, and what was read under the locks. */
@@ -230,12 +239,8 @@ export class GenerationRecorded extends Error {
  * and limits the batch is decided on; `commit` writes every row and commits. The account locks are
  * held for those two round trips instead of the nine a statement at a time took.
  */
-export interface SettlementTransaction {
+export interface SettlementTransaction extends LimitReads {
   open(request: SettlementRequest): Promise<SettlementState>;
-  /** The spending limits of each listed key (keys without any are absent). */
-  limitsOfKeys(keys: { organizationId: string; apiKeyId: string }[]): Promise<Map<string, KeyLimit[]>>;
-  /** Held and spent amounts of the listed counters; a counter never written counts zero. */
-  counters(keys: CounterKey[]): Promise<CounterValue[]>;
   /** Writes and commits; fails with GenerationRecorded, keeping nothing, when a generation is recorded meanwhile. */
   commit(rows: SettledRows): Promise<void>;
 }
@@ -361,11 +366,20 @@ export function keyOf(organizationId: string, apiKeyId: string): string {
   return `${organizationId}/${apiKeyId}`;
 }
 
+/** The keys of `keys` that are not among `read`: those whose limits a batch has still to read. */
+export function apiKeysBesides(
+  keys: readonly OrganizationApiKey[],
+  read: readonly OrganizationApiKey[],
+): OrganizationApiKey[] {
+  const known = new Set(read.map((key) => keyOf(key.organizationId, key.apiKeyId)));
+  return keys.filter((key) => !known.has(keyOf(key.organizationId, key.apiKeyId)));
+}
+
 /** The distinct API keys of the holders that have one. */
 export function distinctApiKeys(
   holders: readonly { organizationId: string; apiKeyId?: string | null }[],
-): { organizationId: string; apiKeyId: string }[] {
-  const keys = new Map<string, { organizationId: string; apiKeyId: string }>();
+): OrganizationApiKey[] {
+  const keys = new Map<string, OrganizationApiKey>();
   for (const { organizationId, apiKeyId } of holders) {
     if (apiKeyId !== null && apiKeyId !== undefined)
       keys.set(keyOf(organizationId, apiKeyId), { organizationId, apiKeyId });
@@ -478,9 +492,6 @@ const INSERT_RESERVATIONS = preparedStatement(
 );
 const UNIQUE_VIOLATION = '23505';
 const RESERVATIONS_PRIMARY_KEY = 'reservations_pkey';
-
-/** Without parameters both go by the simple query protocol, as one statement of a pipelined round. */
-const BEGIN_HOLDS = `BEGIN; SET LOCAL synchronous_commit = off`;
 
 /** First use of organizations: the insert may race another one, hence DO NOTHING and a second look. */
 const INSERT_ACCOUNTS = `INSERT INTO "billing"."accounts" ("organization_id")
@@ -691,7 +702,7 @@ const generationKeyParams = (keys: readonly GenerationKey[]) => [
   keys.map((k) => k.organizationId),
   keys.map((k) => k.generationId),
 ];
-const apiKeyParams = (keys: readonly { organizationId: string; apiKeyId: string }[]) => [
+const apiKeyParams = (keys: readonly OrganizationApiKey[]) => [
   keys.map((k) => k.organizationId),
   keys.map((k) => k.apiKeyId),
 ];
@@ -735,7 +746,7 @@ abstract class PipelinedLedgerTransaction {
 
   constructor(protected readonly client: Client) {}
 
-  async limitsOfKeys(keys: { organizationId: string; apiKeyId: string }[]): Promise<Map<string, KeyLimit[]>> {
+  async limitsOfKeys(keys: OrganizationApiKey[]): Promise<Map<string, KeyLimit[]>> {
     if (keys.length === 0) return new Map();
     return limitsOf((await this.client.query<LimitRow>(LIMITS_OF_KEYS_ALONE, apiKeyParams(keys))).rows);
   }
@@ -792,14 +803,14 @@ abstract class PipelinedLedgerTransaction {
 class PipelinedHoldsTransaction extends PipelinedLedgerTransaction implements HoldsTransaction {
   async open(request: HoldsRequest): Promise<HoldsState> {
     const extending = request.extensions.length > 0;
-    const { balances, read } = await this.lockAndRead(BEGIN_HOLDS, request.organizationIds, [
+    const { balances, read } = await this.lockAndRead(BEGIN_WITHOUT_WAL_FLUSH, request.organizationIds, [
       ...(extending
         ? [{ text: RESERVATIONS_FOR_UPDATE, values: generationKeyParams(request.extensions) }]
         : []),
       {
         text: HOLD_READINGS,
         values: [
-          [...new Set(request.organizationIds)],
+          request.organizationIds,
           ...generationKeyParams(request.reserves),
           ...apiKeyParams(request.keys),
         ],
@@ -852,7 +863,7 @@ class PipelinedSettlementTransaction extends PipelinedLedgerTransaction implemen
     const { balances, read } = await this.lockAndRead('BEGIN', request.organizationIds, [
       { text: RESERVATIONS_FOR_UPDATE, values: generations },
       { text: RECORDED_ERROR_CODES, values: generations },
-      { text: HELD_TOTALS_ALONE, values: [[...new Set(request.organizationIds)]] },
+      { text: HELD_TOTALS_ALONE, values: [request.organizationIds] },
       { text: LIMITS_OF_KEYS_ALONE, values: apiKeyParams(request.keys) },
     ]);
     const [reservations, recorded, held, limits] = read;
@@ -903,7 +914,7 @@ export class TypeOrmLedgerTransaction implements LedgerTransaction {
     return rows.length > 0 ? new Decimal(rows[0].balance) : null;
   }
 
-  async limitsOfKeys(keys: { organizationId: string; apiKeyId: string }[]): Promise<Map<string, KeyLimit[]>> {
+  async limitsOfKeys(keys: OrganizationApiKey[]): Promise<Map<string, KeyLimit[]>> {
     if (keys.length === 0) return new Map();
     return limitsOf(await this.manager.query(LIMITS_OF_KEYS_ALONE, apiKeyParams(keys)));
   }

@@ -7,7 +7,8 @@ import {
   distinctApiKeys,
   type KeyLimit,
   keyOf,
-  type SettlementTransaction,
+  type OrganizationApiKey,
+  type LimitReads,
 } from '../ledger/ledger.repository';
 
 const ZERO = new Decimal(0);
@@ -60,7 +61,7 @@ export class SettlementBatch {
   }
 
   /** The API keys whose counters the batch changes. */
-  countedKeys(): { organizationId: string; apiKeyId: string }[] {
+  countedKeys(): OrganizationApiKey[] {
     return distinctApiKeys([...this.counterChanges.values()].map((change) => change.key));
   }
 
@@ -71,7 +72,7 @@ export class SettlementBatch {
    * setting its first limits rebuilds them (SpendingLimitRepository).
    */
   async counterRows(
-    read: Pick<SettlementTransaction, 'counters'>,
+    read: Pick<LimitReads, 'counters'>,
     limits: Map<string, KeyLimit[]>,
   ): Promise<CounterValue[]> {
     const changes = [...this.counterChanges.values()].filter((change) =>

@@ -5,12 +5,12 @@ import { type BatchOutcome } from '@gw/platform';
 import { BILLING_CLOCK, Clock } from '../clock';
 import { spendingWindows } from '../limits/spending-windows';
 import {
+  apiKeysBesides,
   distinctApiKeys,
   ExpiredReservation,
   type GenerationKey,
   GenerationRecorded,
   HeldReservation,
-  keyOf,
   LedgerRepository,
   NewGeneration,
   type NewLedgerEntry,
@@ -76,7 +76,6 @@ export class SettlementService {
       const batch = new SettlementBatch(state.balances);
       const reservations = byGeneration(state.reservations);
       const recorded = new Map(state.recorded.map((found) => [generationKeyOf(found), found.code]));
-      const held = state.held;
       const writes = new SettlementWrites();
       const outcomes = events.map((event, index): BatchOutcome<SettlementOutcome> => {
         const cost = costs[index];
@@ -85,12 +84,11 @@ export class SettlementService {
         const reservation = reservations.get(key) ?? null;
         return {
           ok: true,
-          value: this.apply(batch, writes, held, event, cost.value, reservation, recorded.get(key)),
+          value: this.apply(batch, writes, state.held, event, cost.value, reservation, recorded.get(key)),
         };
       });
       // A hold made under another key than its event names counts against the hold's key.
-      const read = new Set(apiKeys.map((key) => keyOf(key.organizationId, key.apiKeyId)));
-      const unread = batch.countedKeys().filter((key) => !read.has(keyOf(key.organizationId, key.apiKeyId)));
+      const unread = apiKeysBesides(batch.countedKeys(), apiKeys);
       const limits = new Map([...state.limits, ...(await tx.limitsOfKeys(unread))]);
       try {
         await tx.commit({

@@ -2,7 +2,7 @@ import { createTestDatabase, type TestDatabase } from '@gw/testing';
 import type { Socket } from 'node:net';
 import type { Client } from 'pg';
 import { DataSource, type MigrationInterface, type QueryRunner } from 'typeorm';
-import { runPipelined, runPipelinedTransaction } from './pipelined-statements';
+import { BEGIN_WITHOUT_WAL_FLUSH, runPipelined, runPipelinedTransaction } from './pipelined-statements';
 import { preparedStatement } from './prepared-statements';
 import {
   migrateServiceDatabase,
@@ -116,7 +116,7 @@ describe('statements sent in one round trip (decision 197)', () => {
   });
 
   it('runs BEGIN, the statements and COMMIT as one pipelined round: answers the statements, keeps nothing when one fails', async () => {
-    const written = await runPipelinedTransaction(dataSource, 'BEGIN; SET LOCAL synchronous_commit = off', [
+    const written = await runPipelinedTransaction(dataSource, BEGIN_WITHOUT_WAL_FLUSH, [
       { text: INSERT_ITEM, values: [1, 'one'] },
       { text: ITEM_NAMES, values: [[1]] },
     ]);

@@ -42,6 +42,13 @@ export async function runPipelined(
 }
 
 /**
+ * Begins a transaction whose COMMIT does not wait for the WAL flush, for writes a crash may lose
+ * (see each caller for why that is safe). Without parameters both go by the simple query protocol,
+ * as one statement of a pipelined round.
+ */
+export const BEGIN_WITHOUT_WAL_FLUSH = 'BEGIN; SET LOCAL synchronous_commit = off';
+
+/**
  * Runs `work` on a connection of `dataSource`'s pipelined pool (`pipeline: true`) that it holds
  * alone until `work` ends. A failure rolls back what `work` left open; after a round that ended with
  * COMMIT PostgreSQL only warns.
